@@ -1,0 +1,53 @@
+import type { ErrorRequestHandler } from 'express';
+import { AppError } from '@lib/errors';
+import type { Logger } from '@lib/logger';
+
+const CODES: Record<number, string> = {
+  400: 'validation_failed',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+interface ValidatorError {
+  status?: number;
+  message?: string;
+  errors?: Array<{ path?: string; message?: string }>;
+  type?: string;
+}
+
+/** The one error middleware: typed errors become 4xx `{ error: { code, message, details? } }`; anything else a
+ * generic 500 whose cause is logged, never sent. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    // Auth errors are re-wrapped by the validator; answer with the original typed error.
+    const source = req.authError instanceof AppError ? req.authError : err;
+    if (source instanceof AppError) {
+      res.status(source.status).json({ error: { code: source.code, message: source.message, details: source.details } });
+      return;
+    }
+    const e = source as ValidatorError;
+    if (e?.type === 'entity.parse.failed') {
+      res.status(400).json({ error: { code: 'invalid_json', message: 'request body is not valid JSON' } });
+      return;
+    }
+    if (e?.type === 'entity.too.large') {
+      res.status(413).json({ error: { code: 'payload_too_large', message: 'request body is too large' } });
+      return;
+    }
+    const status = typeof e?.status === 'number' ? e.status : 500;
+    if (status >= 400 && status < 500 && CODES[status]) {
+      const details = e.errors?.map((x) => ({ path: x.path, message: x.message }));
+      const message = status === 404 ? 'no such route' : (e.message ?? 'bad request');
+      res.status(status).json({ error: { code: CODES[status], message, ...(details?.length ? { details } : {}) } });
+      return;
+    }
+    (req.log ?? logger).error({ err: source }, 'unhandled error');
+    if (!res.headersSent) {
+      res.status(500).json({ error: { code: 'internal_error', message: 'internal server error' } });
+    }
+  };
+}

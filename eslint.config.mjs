@@ -1,0 +1,56 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+
+const nodeBuiltins = [
+  'fs', 'path', 'crypto', 'http', 'https', 'net', 'os', 'child_process', 'worker_threads', 'dns', 'stream',
+  'events', 'timers', 'util', 'zlib', 'url',
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.stack/**', '.data/**', 'examples/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      'no-restricted-imports': ['error', { patterns: ['../../*'] }],
+    },
+  },
+  {
+    files: ['test/**/*.ts'],
+    rules: {
+      // chai's property assertions (expect(x).to.be.true) read as unused expressions
+      '@typescript-eslint/no-unused-expressions': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+    },
+  },
+  {
+    // Workflow code is replayed: no I/O, no clocks, no randomness outside the Temporal sandbox.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...nodeBuiltins.flatMap((m) => [m, `node:${m}`]),
+            'mongoose', 'express', 'socket.io', 'ioredis', 'openai', 'nodemailer', '@aws-sdk/client-s3',
+          ].map((name) => ({ name, message: 'Workflows must stay deterministic: do side effects in activities.' })),
+          patterns: ['../../*', '@lib/*', '@api/*'],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly', Buffer: 'readonly' } },
+  },
+  prettier,
+);

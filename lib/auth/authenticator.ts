@@ -1,0 +1,129 @@
+import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
+import type { Models } from '@lib/db/models';
+import type { MemberDoc } from '@lib/db/member.schema';
+import { forbidden, unauthorized } from '@lib/errors';
+import { findApiKeyByHashCrossOrg } from '@lib/repositories/api-keys.repository';
+import { MembersRepository } from '@lib/repositories/members.repository';
+import { UserAccountsRepository } from '@lib/repositories/users.repository';
+import { API_KEY_PREFIX, hashApiKey } from './api-key-secret';
+import type { RequestContext } from './context';
+import { ROLE_CAPABILITIES } from './roles';
+import { InvalidTokenError, type TokenService } from './tokens';
+
+export interface OidcSettings {
+  issuer: string;
+  jwksUrl?: string;
+  audience?: string;
+}
+
+/**
+ * Turns a bearer credential into a RequestContext for the organization named in the path. Three kinds:
+ * API keys (`awk_…`), service-signed JWTs (sessions and assume-role tokens) and, when configured, ID/access
+ * tokens of an external OIDC issuer verified through its JWKS. A credential of another organization fails
+ * exactly like an unknown one, so it reveals nothing about the other tenant.
+ */
+export class Authenticator {
+  private readonly jwks?: ReturnType<typeof createRemoteJWKSet>;
+
+  constructor(
+    private readonly models: Models,
+    private readonly tokens: TokenService,
+    private readonly oidc?: OidcSettings,
+  ) {
+    if (oidc) {
+      const url = oidc.jwksUrl ?? `${oidc.issuer.replace(/\/$/, '')}/.well-known/jwks.json`;
+      this.jwks = createRemoteJWKSet(new URL(url));
+    }
+  }
+
+  async authenticate(authorization: string | undefined, organizationId: string): Promise<RequestContext> {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    if (!match?.[1]) throw unauthorized('Authorization: Bearer <token> is required');
+    const credential = match[1];
+    if (credential.startsWith(API_KEY_PREFIX)) return this.fromApiKey(credential, organizationId);
+    if (this.oidc && this.isOidcToken(credential)) return this.fromOidc(credential, organizationId);
+    return this.fromServiceToken(credential, organizationId);
+  }
+
+  private async fromApiKey(key: string, organizationId: string): Promise<RequestContext> {
+    const record = await findApiKeyByHashCrossOrg(this.models, hashApiKey(key));
+    if (!record || record.organizationId !== organizationId) throw unauthorized('invalid API key');
+    // The key acts on behalf of its creator: it loses its rights when the creator leaves.
+    const member = await this.member(organizationId, record.creatorUserId, 'the creator of this API key');
+    void this.models.ApiKey.updateOne({ _id: record._id }, { $set: { lastUsedAt: new Date() } }).exec();
+    return {
+      ...this.contextFor(member, 'api_key'),
+      apiKeyId: record._id,
+      apiKeyPermissions: record.permissions,
+    };
+  }
+
+  private async fromServiceToken(token: string, organizationId: string): Promise<RequestContext> {
+    let claims;
+    try {
+      claims = await this.tokens.verify(token);
+    } catch (err) {
+      if (err instanceof InvalidTokenError) throw unauthorized(err.message);
+      throw err;
+    }
+    if (claims.organizationId !== organizationId) throw unauthorized('token is not valid for this organization');
+    const member = await this.member(organizationId, claims.userId, 'the token subject');
+    if (claims.type === 'assume_role') {
+      return {
+        organizationId,
+        userId: member.userId,
+        role: 'chat',
+        capabilities: ROLE_CAPABILITIES.chat,
+        via: 'assume_role',
+        tokenPermissions: claims.permissions,
+      };
+    }
+    return this.contextFor(member, 'session');
+  }
+
+  private isOidcToken(token: string): boolean {
+    try {
+      return decodeJwt(token).iss === this.oidc?.issuer;
+    } catch {
+      return false;
+    }
+  }
+
+  private async fromOidc(token: string, organizationId: string): Promise<RequestContext> {
+    if (!this.jwks || !this.oidc) throw unauthorized();
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, this.jwks, { issuer: this.oidc.issuer, audience: this.oidc.audience }));
+    } catch {
+      throw unauthorized('token signature or claims are invalid');
+    }
+    const accounts = new UserAccountsRepository(this.models);
+    const email = typeof payload.email === 'string' ? payload.email : undefined;
+    const account =
+      (payload.sub ? await accounts.findBySourceId(payload.sub) : null) ??
+      (email ? await accounts.findByEmail(email) : null);
+    if (!account) throw unauthorized('no account for this identity');
+    return this.contextFor(await this.member(organizationId, account._id, 'this identity'), 'session');
+  }
+
+  private async member(organizationId: string, userId: string, who: string): Promise<MemberDoc> {
+    const member = await new MembersRepository(this.models, organizationId).get(userId);
+    if (!member) throw unauthorized(`${who} is not a member of this organization`);
+    return member;
+  }
+
+  private contextFor(member: MemberDoc, via: RequestContext['via']): RequestContext {
+    return {
+      organizationId: member.organizationId,
+      userId: member.userId,
+      role: member.role,
+      capabilities: ROLE_CAPABILITIES[member.role],
+      via,
+    };
+  }
+}
+
+/** Routes that manage credentials need a person, not a key or an embedded-chat token. */
+export function requireUserSession(ctx: RequestContext): void {
+  if (ctx.via !== 'session') throw forbidden('this operation requires a signed-in user session, not an API key');
+}

@@ -1,0 +1,19 @@
+import type { Role } from '@lib/db/member.schema';
+import type { PermissionMap } from '@lib/db/api-key.schema';
+import type { Capability } from './roles';
+
+export type AuthVia = 'session' | 'api_key' | 'assume_role';
+
+/** Who is calling, in which organization, with what rights. Built once per request by auth. */
+export interface RequestContext {
+  organizationId: string;
+  userId: string;
+  role: Role;
+  capabilities: ReadonlySet<Capability>;
+  via: AuthVia;
+  apiKeyId?: string;
+  /** API key permission map (via api_key) */
+  apiKeyPermissions?: PermissionMap;
+  /** Permission strings embedded in an assume-role token (via assume_role) */
+  tokenPermissions?: string[];
+}

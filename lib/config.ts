@@ -1,0 +1,91 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1')
+  .optional();
+
+// Every setting of the service, read from the environment once and validated here.
+const schema = z.object({
+  NODE_ENV: z.string().default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PUBLIC_BASE_URL: z.string().url().default('http://127.0.0.1:3000'),
+
+  MONGODB_URI: z.string().min(1).default('mongodb://127.0.0.1:27017/agent_workspace'),
+
+  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('agent-workspace'),
+  TEMPORAL_UI_URL: z.string().url().optional(),
+  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(50),
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().positive().default(40),
+
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_BUCKET: z.string().min(1).default('agent-workspace'),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: bool,
+
+  REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
+
+  SMTP_URL: z.string().min(1).default('smtp://127.0.0.1:2525'),
+  MAIL_FROM: z.string().min(3).default('Agent Workspace <no-reply@agent-workspace.local>'),
+
+  JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters'),
+  JWT_ISSUER: z.string().default('agent-workspace'),
+  SESSION_TTL_SECONDS: z.coerce.number().int().positive().default(12 * 3600),
+  OIDC_ISSUER: z.string().url().optional(),
+  OIDC_JWKS_URL: z.string().url().optional(),
+  OIDC_AUDIENCE: z.string().optional(),
+
+  VALIDATE_RESPONSES: bool,
+  JSON_BODY_LIMIT: z.string().default('1mb'),
+});
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  const c = parsed.data;
+  return {
+    env: c.NODE_ENV,
+    logLevel: c.LOG_LEVEL,
+    port: c.PORT,
+    publicBaseUrl: c.PUBLIC_BASE_URL.replace(/\/$/, ''),
+    mongodbUri: c.MONGODB_URI,
+    temporal: {
+      address: c.TEMPORAL_ADDRESS,
+      namespace: c.TEMPORAL_NAMESPACE,
+      taskQueue: c.TEMPORAL_TASK_QUEUE,
+      uiUrl: c.TEMPORAL_UI_URL,
+      maxConcurrentActivities: c.WORKER_MAX_CONCURRENT_ACTIVITIES,
+      maxConcurrentWorkflowTasks: c.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+    },
+    s3: {
+      endpoint: c.S3_ENDPOINT,
+      region: c.S3_REGION,
+      bucket: c.S3_BUCKET,
+      accessKeyId: c.S3_ACCESS_KEY_ID,
+      secretAccessKey: c.S3_SECRET_ACCESS_KEY,
+      forcePathStyle: c.S3_FORCE_PATH_STYLE ?? Boolean(c.S3_ENDPOINT),
+    },
+    redisUrl: c.REDIS_URL,
+    mail: { smtpUrl: c.SMTP_URL, from: c.MAIL_FROM },
+    auth: {
+      jwtSecret: c.JWT_SECRET,
+      issuer: c.JWT_ISSUER,
+      sessionTtlSeconds: c.SESSION_TTL_SECONDS,
+      oidc: c.OIDC_ISSUER
+        ? { issuer: c.OIDC_ISSUER, jwksUrl: c.OIDC_JWKS_URL, audience: c.OIDC_AUDIENCE }
+        : undefined,
+    },
+    validateResponses: c.VALIDATE_RESPONSES ?? false,
+    jsonBodyLimit: c.JSON_BODY_LIMIT,
+  };
+}

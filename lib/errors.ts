@@ -1,0 +1,20 @@
+/** Errors that map to a 4xx response. Anything else becomes a generic 500. */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const badRequest = (message: string, details?: unknown) =>
+  new AppError(400, 'validation_failed', message, details);
+export const unauthorized = (message = 'missing or invalid credentials') =>
+  new AppError(401, 'unauthorized', message);
+export const forbidden = (message = 'not allowed') => new AppError(403, 'forbidden', message);
+export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found`);
+export const conflict = (message: string) => new AppError(409, 'conflict', message);

@@ -1,0 +1,26 @@
+export interface PageRequest {
+  limit: number;
+  offset: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  totalRows: number;
+  offset: number;
+}
+
+/** Reads `limit` and `cursor` (the numeric offset) from an already-validated query. */
+export function pageRequest(query: { limit?: unknown; cursor?: unknown }, defaultLimit = 20): PageRequest {
+  const limit = query.limit === undefined ? defaultLimit : Number(query.limit);
+  const offset = query.cursor === undefined ? 0 : Number(query.cursor);
+  return { limit, offset };
+}
+
+export function page<T>(items: T[], totalRows: number, offset: number): Page<T> {
+  return { items, totalRows, offset };
+}
+
+/** Escapes user text for use inside a case-insensitive substring regex. */
+export function containsPattern(text: string): RegExp {
+  return new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
+}

@@ -1,0 +1,74 @@
+import type { FilterQuery } from 'mongoose';
+import type { ApiKeyDoc, PermissionMap } from '@lib/db/api-key.schema';
+import type { Models } from '@lib/db/models';
+import type { PageRequest } from '@lib/paging';
+
+export interface ApiKeyView {
+  apiKeyId: string;
+  organizationId: string;
+  description: string;
+  permissions: PermissionMap;
+  keyPrefix: string;
+  creatorUserId: string;
+  lastUsedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toApiKeyView(k: ApiKeyDoc): ApiKeyView {
+  return {
+    apiKeyId: k._id,
+    organizationId: k.organizationId,
+    description: k.description,
+    permissions: k.permissions,
+    keyPrefix: k.keyPrefix,
+    creatorUserId: k.creatorUserId,
+    lastUsedAt: k.lastUsedAt ? k.lastUsedAt.toISOString() : null,
+    createdAt: k.createdAt.toISOString(),
+    updatedAt: k.updatedAt.toISOString(),
+  };
+}
+
+/** API keys of one organization; every query is scoped to it. */
+export class ApiKeysRepository {
+  constructor(
+    private readonly models: Models,
+    readonly organizationId: string,
+  ) {}
+
+  private scope(filter: FilterQuery<ApiKeyDoc> = {}): FilterQuery<ApiKeyDoc> {
+    return { ...filter, organizationId: this.organizationId };
+  }
+
+  async list(opts: PageRequest) {
+    const filter = this.scope();
+    const [items, total] = await Promise.all([
+      this.models.ApiKey.find(filter).sort({ createdAt: 1, _id: 1 }).skip(opts.offset).limit(opts.limit).lean(),
+      this.models.ApiKey.countDocuments(filter),
+    ]);
+    return { items, total };
+  }
+
+  get(id: string) {
+    return this.models.ApiKey.findOne(this.scope({ _id: id })).lean();
+  }
+
+  async create(fields: Omit<ApiKeyDoc, 'organizationId' | 'createdAt' | 'updatedAt' | 'lastUsedAt'>) {
+    const doc = await this.models.ApiKey.create({ ...fields, organizationId: this.organizationId });
+    return doc.toObject();
+  }
+
+  update(id: string, fields: { description?: string; permissions?: PermissionMap }) {
+    return this.models.ApiKey.findOneAndUpdate(this.scope({ _id: id }), { $set: fields }, { new: true }).lean();
+  }
+
+  async remove(id: string): Promise<boolean> {
+    const res = await this.models.ApiKey.deleteOne(this.scope({ _id: id }));
+    return res.deletedCount === 1;
+  }
+}
+
+/** Authentication has only the key, not the organization: the one lookup across organizations. */
+export function findApiKeyByHashCrossOrg(models: Models, keyHash: string) {
+  return models.ApiKey.findOne({ keyHash }).lean();
+}

@@ -1,0 +1,93 @@
+import type { FilterQuery } from 'mongoose';
+import type { Models } from '@lib/db/models';
+import type { MemberDoc, Role } from '@lib/db/member.schema';
+import { containsPattern, type PageRequest } from '@lib/paging';
+import { newId } from '@lib/ids';
+
+export interface MemberView {
+  organizationId: string;
+  userId: string;
+  role: Role;
+  name: string;
+  email: string;
+  sourceId: string | null;
+  userGroupId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toMemberView(m: MemberDoc): MemberView {
+  return {
+    organizationId: m.organizationId,
+    userId: m.userId,
+    role: m.role,
+    name: m.name,
+    email: m.email,
+    sourceId: m.sourceId ?? null,
+    userGroupId: m.userGroupId ?? null,
+    createdAt: m.createdAt.toISOString(),
+    updatedAt: m.updatedAt.toISOString(),
+  };
+}
+
+/** Members of one organization; every query is scoped to it. */
+export class MembersRepository {
+  constructor(
+    private readonly models: Models,
+    readonly organizationId: string,
+  ) {}
+
+  private scope(filter: FilterQuery<MemberDoc> = {}): FilterQuery<MemberDoc> {
+    return { ...filter, organizationId: this.organizationId };
+  }
+
+  async list(opts: { q?: string; role?: Role } & PageRequest) {
+    const filter = this.scope();
+    if (opts.role) filter.role = opts.role;
+    if (opts.q) filter.$or = [{ name: containsPattern(opts.q) }, { email: containsPattern(opts.q) }];
+    const [items, total] = await Promise.all([
+      this.models.Member.find(filter).sort({ createdAt: 1, _id: 1 }).skip(opts.offset).limit(opts.limit).lean(),
+      this.models.Member.countDocuments(filter),
+    ]);
+    return { items, total };
+  }
+
+  get(userId: string) {
+    return this.models.Member.findOne(this.scope({ userId })).lean();
+  }
+
+  /** Finds a member by our user id or by the caller's identifier for them (sourceId). */
+  findByUserIdOrSourceId(id: string) {
+    return this.models.Member.findOne(this.scope({ $or: [{ userId: id }, { sourceId: id }] })).lean();
+  }
+
+  async add(user: { _id: string; name: string; email: string; sourceId?: string }, role: Role) {
+    const doc = await this.models.Member.create({
+      _id: newId('mem'),
+      organizationId: this.organizationId,
+      userId: user._id,
+      role,
+      name: user.name,
+      email: user.email,
+      sourceId: user.sourceId,
+    });
+    return doc.toObject();
+  }
+
+  setRole(userId: string, role: Role) {
+    return this.models.Member.findOneAndUpdate(this.scope({ userId }), { $set: { role } }, { new: true }).lean();
+  }
+
+  setGroup(userId: string, userGroupId: string) {
+    return this.models.Member.findOneAndUpdate(this.scope({ userId }), { $set: { userGroupId } }, { new: true }).lean();
+  }
+
+  async clearGroup(userGroupId: string) {
+    await this.models.Member.updateMany(this.scope({ userGroupId }), { $set: { userGroupId: null } });
+  }
+
+  async remove(userId: string): Promise<boolean> {
+    const res = await this.models.Member.deleteOne(this.scope({ userId }));
+    return res.deletedCount === 1;
+  }
+}

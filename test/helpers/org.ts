@@ -1,0 +1,62 @@
+import request from 'supertest';
+import type { Role } from '@lib/db/member.schema';
+import { newId } from '@lib/ids';
+import { MembersRepository } from '@lib/repositories/members.repository';
+import { UserAccountsRepository } from '@lib/repositories/users.repository';
+import { bootstrapOrganization } from '@lib/services/bootstrap.service';
+import type { TestEnv } from './env';
+
+export interface TestUser {
+  userId: string;
+  email: string;
+  token: string;
+}
+
+export interface TestOrg {
+  organizationId: string;
+  owner: TestUser;
+  admin: TestUser;
+  chat: TestUser;
+  /** All-permissions API key created by the owner. */
+  apiKey: string;
+  path: (suffix?: string) => string;
+}
+
+/** Adds a member with a fresh account and returns a session token for them. */
+export async function addMember(env: TestEnv, organizationId: string, role: Role, name = role): Promise<TestUser> {
+  const email = `${role}-${newId('u').slice(2).toLowerCase()}@example.test`;
+  const user = await new UserAccountsRepository(env.deps.models).create({ email, name });
+  await new MembersRepository(env.deps.models, organizationId).add(user, role);
+  const { token } = await env.deps.tokens.signSession(organizationId, user._id);
+  return { userId: user._id, email, token };
+}
+
+/** A new organization with an owner, an admin and a chat member: every test makes its own. */
+export async function createTestOrg(env: TestEnv, name = 'Test Org'): Promise<TestOrg> {
+  const ownerEmail = `owner-${newId('u').slice(2).toLowerCase()}@example.test`;
+  const boot = await bootstrapOrganization(env.deps.models, env.deps.tokens, { orgName: name, email: ownerEmail, name: 'Olive Owner' });
+  const [admin, chat] = await Promise.all([
+    addMember(env, boot.organizationId, 'admin', 'Adam Admin'),
+    addMember(env, boot.organizationId, 'chat', 'Chad Chat'),
+  ]);
+  return {
+    organizationId: boot.organizationId,
+    owner: { userId: boot.userId, email: ownerEmail, token: boot.sessionToken },
+    admin,
+    chat,
+    apiKey: boot.apiKey,
+    path: (suffix = '') => `/orgs/${boot.organizationId}${suffix}`,
+  };
+}
+
+/** supertest bound to the app with a bearer token. */
+export function as(env: TestEnv, token: string) {
+  const agent = request(env.app);
+  const auth = { Authorization: `Bearer ${token}` };
+  return {
+    get: (url: string) => agent.get(url).set(auth),
+    post: (url: string, body?: object) => agent.post(url).set(auth).send(body),
+    put: (url: string, body?: object) => agent.put(url).set(auth).send(body),
+    delete: (url: string) => agent.delete(url).set(auth),
+  };
+}

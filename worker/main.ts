@@ -1,0 +1,35 @@
+import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
+import { loadConfig } from '@lib/config';
+import { createLogger } from '@lib/logger';
+import { createMailer } from '@lib/mail';
+import { createWorker } from './create-worker';
+
+async function main() {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, { process: 'worker', taskQueue: config.temporal.taskQueue });
+  Runtime.install({
+    logger: {
+      log: (level, message, meta) => logger[level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'info')](meta ?? {}, message),
+      trace: (m, meta) => logger.trace(meta ?? {}, m),
+      debug: (m, meta) => logger.debug(meta ?? {}, m),
+      info: (m, meta) => logger.info(meta ?? {}, m),
+      warn: (m, meta) => logger.warn(meta ?? {}, m),
+      error: (m, meta) => logger.error(meta ?? {}, m),
+    },
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } },
+  });
+  const mailer = createMailer(config.mail.smtpUrl, config.mail.from);
+  const { worker, connection } = await createWorker(config.temporal, { mailer, publicBaseUrl: config.publicBaseUrl });
+  logger.info('worker started');
+  try {
+    await worker.run();
+  } finally {
+    await connection.close();
+    mailer.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,2 @@
+// The worker's workflowsPath barrel: every workflow the worker runs is exported here.
+export * from './invitation';
