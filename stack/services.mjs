@@ -62,7 +62,9 @@ function loadSecrets(dataDir) {
  * and tests need, plus stop().
  */
 export async function startStack({ profile, dataDir, bins, env = process.env, mailSink = false }) {
-  const ports = PORTS[profile];
+  // STACK_PORT_OFFSET shifts every port, so several test runs can share one machine.
+  const offset = Number(env.STACK_PORT_OFFSET ?? 0);
+  const ports = Object.fromEntries(Object.entries(PORTS[profile]).map(([k, v]) => [k, v + offset]));
   mkdirSync(join(dataDir, 'logs'), { recursive: true });
   const secrets = loadSecrets(dataDir);
   const children = [];

@@ -35,10 +35,9 @@ export async function addMember(env: TestEnv, organizationId: string, role: Role
 export async function createTestOrg(env: TestEnv, name = 'Test Org'): Promise<TestOrg> {
   const ownerEmail = `owner-${newId('u').slice(2).toLowerCase()}@example.test`;
   const boot = await bootstrapOrganization(env.deps.models, env.deps.tokens, { orgName: name, email: ownerEmail, name: 'Olive Owner' });
-  const [admin, chat] = await Promise.all([
-    addMember(env, boot.organizationId, 'admin', 'Adam Admin'),
-    addMember(env, boot.organizationId, 'chat', 'Chad Chat'),
-  ]);
+  // One after the other: member lists are ordered by creation.
+  const admin = await addMember(env, boot.organizationId, 'admin', 'Adam Admin');
+  const chat = await addMember(env, boot.organizationId, 'chat', 'Chad Chat');
   return {
     organizationId: boot.organizationId,
     owner: { userId: boot.userId, email: ownerEmail, token: boot.sessionToken },

@@ -1,0 +1,116 @@
+import { expect } from 'chai';
+import { SignJWT } from 'jose';
+import request from 'supertest';
+import { parse } from 'yaml';
+import { readFileSync } from 'node:fs';
+import { CAPABILITIES } from '@lib/auth/roles';
+import { openApiSpecPath } from '@lib/spec';
+import { testEnv, type TestEnv } from './helpers/env';
+import { as, createTestOrg, type TestOrg } from './helpers/org';
+
+describe('authentication and tenancy', () => {
+  let env: TestEnv;
+  let a: TestOrg;
+  let b: TestOrg;
+
+  before(async () => {
+    env = await testEnv();
+    [a, b] = await Promise.all([createTestOrg(env, 'Org A'), createTestOrg(env, 'Org B')]);
+  });
+
+  it('refuses a request without credentials with 401 and the error body', async () => {
+    const res = await request(env.app).get(a.path()).expect(401);
+    expect(res.body.error.code).to.equal('unauthorized');
+    expect(res.body.error.message).to.be.a('string');
+  });
+
+  it('refuses garbage, forged and expired tokens', async () => {
+    await as(env, 'not-a-token').get(a.path()).expect(401);
+    await as(env, 'awk_madeup').get(a.path()).expect(401);
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { typ: 'session', org: a.organizationId };
+    const forged = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(env.config.auth.issuer)
+      .setAudience('agent-workspace-api')
+      .setSubject(a.owner.userId)
+      .setExpirationTime(now + 600)
+      .sign(new TextEncoder().encode('x'.repeat(40)));
+    await as(env, forged).get(a.path()).expect(401);
+    const expired = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(env.config.auth.issuer)
+      .setAudience('agent-workspace-api')
+      .setSubject(a.owner.userId)
+      .setIssuedAt(now - 7200)
+      .setExpirationTime(now - 60)
+      .sign(new TextEncoder().encode(env.config.auth.jwtSecret));
+    const res = await as(env, expired).get(a.path()).expect(401);
+    expect(res.body.error.message).to.contain('expired');
+  });
+
+  it("never lets one organization's credentials reach another organization", async () => {
+    for (const token of [a.owner.token, a.admin.token, a.chat.token, a.apiKey]) {
+      const res = await as(env, token).get(b.path()).expect(401);
+      expect(res.body).to.not.have.property('organizationId');
+      await as(env, token).get(b.path('/users')).expect(401);
+      await as(env, token).get(b.path(`/users/${b.owner.userId}`)).expect(401);
+    }
+  });
+
+  it('treats a user of org A asking for a member of org B through A as not found', async () => {
+    const res = await as(env, a.owner.token).get(a.path(`/users/${b.owner.userId}`)).expect(404);
+    expect(res.body.error.code).to.equal('not_found');
+  });
+
+  it('lets an API key act on behalf of its creator, within its organization', async () => {
+    const res = await as(env, a.apiKey).get(a.path('/users')).expect(200);
+    expect(res.body.items.map((m: { userId: string }) => m.userId)).to.include(a.owner.userId);
+  });
+
+  it('refuses the request once the member behind a session or key is removed', async () => {
+    const org = await createTestOrg(env, 'Leaving Org');
+    await as(env, org.owner.token).delete(org.path(`/users/${org.admin.userId}`)).expect(200);
+    await as(env, org.admin.token).get(org.path()).expect(401);
+  });
+
+  it('answers a capability the role lacks with 403', async () => {
+    const res = await as(env, a.chat.token).get(a.path('/users')).expect(403);
+    expect(res.body.error.code).to.equal('forbidden');
+    expect(res.body.error.message).to.contain('users.list');
+  });
+
+  it('checks credentials before the body, so a bad body without credentials is 401', async () => {
+    await request(env.app).post(a.path('/users')).send({ nonsense: true }).expect(401);
+  });
+
+  it('answers malformed JSON with 400 invalid_json', async () => {
+    const res = await request(env.app)
+      .put(a.path())
+      .set('Authorization', `Bearer ${a.owner.token}`)
+      .set('Content-Type', 'application/json')
+      .send('{"name":')
+      .expect(400);
+    expect(res.body.error.code).to.equal('invalid_json');
+  });
+
+  it('declares a valid capability, or explicit public access, on every operation of the contract', () => {
+    const spec = parse(readFileSync(openApiSpecPath(), 'utf8')) as {
+      paths: Record<string, Record<string, { security?: unknown[]; 'x-capability'?: string }>>;
+    };
+    const methods = ['get', 'post', 'put', 'delete', 'patch'];
+    const undeclared: string[] = [];
+    for (const [path, item] of Object.entries(spec.paths)) {
+      for (const method of methods) {
+        const op = item[method];
+        if (!op) continue;
+        const isPublic = Array.isArray(op.security) && op.security.length === 0;
+        if (!isPublic && !(CAPABILITIES as readonly string[]).includes(op['x-capability'] ?? '')) {
+          undeclared.push(`${method.toUpperCase()} ${path}`);
+        }
+        if (path.startsWith('/orgs/{organizationId}') === false && !isPublic) undeclared.push(`${path} outside /orgs`);
+      }
+    }
+    expect(undeclared).to.deep.equal([]);
+  });
+});
