@@ -23,7 +23,10 @@ export function createMailActivities(deps: { mailer: Mailer; publicBaseUrl: stri
         // connection errors will, so they are left to the retry policy.
         const code = (err as { responseCode?: number }).responseCode;
         if (code && code >= 500) {
-          throw ApplicationFailure.nonRetryable(`SMTP rejected the message: ${(err as Error).message}`, 'PermanentMailError');
+          throw ApplicationFailure.nonRetryable(
+            `SMTP rejected the message: ${(err as Error).message}`,
+            'PermanentMailError',
+          );
         }
         throw err;
       }

@@ -19,3 +19,8 @@ export function ctxOf(req: Request): RequestContext {
 export function param(req: Request, name: string): string {
   return String(req.params[name]);
 }
+
+/** The JSON body, already validated against the operation's schema in openapi.yaml. */
+export function body<T>(req: Request): T {
+  return req.body as T;
+}

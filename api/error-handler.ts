@@ -26,7 +26,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // Auth errors are re-wrapped by the validator; answer with the original typed error.
     const source = req.authError instanceof AppError ? req.authError : err;
     if (source instanceof AppError) {
-      res.status(source.status).json({ error: { code: source.code, message: source.message, details: source.details } });
+      res
+        .status(source.status)
+        .json({ error: { code: source.code, message: source.message, details: source.details } });
       return;
     }
     const e = source as ValidatorError;
@@ -42,7 +44,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (status >= 400 && status < 500 && CODES[status]) {
       const details = e.errors?.map((x) => ({ path: x.path, message: x.message }));
       const message = status === 404 ? 'no such route' : (e.message ?? 'bad request');
-      res.status(status).json({ error: { code: CODES[status], message, ...(details?.length ? { details } : {}) } });
+      res
+        .status(status)
+        .json({ error: { code: CODES[status], message, ...(details?.length ? { details } : {}) } });
       return;
     }
     (req.log ?? logger).error({ err: source }, 'unhandled error');

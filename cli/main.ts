@@ -36,7 +36,8 @@ async function run(models: Models, tokens: TokenService, command: string[], flag
     case 'session': {
       const org = required(flags, 'org');
       const user = required(flags, 'user');
-      if (!(await new MembersRepository(models, org).get(user))) throw new AppError(1, 'not_found', `user ${user} is not a member of ${org}`);
+      if (!(await new MembersRepository(models, org).get(user)))
+        throw new AppError(1, 'not_found', `user ${user} is not a member of ${org}`);
       return { sessionToken: (await tokens.signSession(org, user)).token };
     }
     case 'org-change': {
@@ -46,7 +47,8 @@ async function run(models: Models, tokens: TokenService, command: string[], flag
         if (!doc) throw new AppError(1, 'not_found', `organization ${org} not found`);
         return toSettingsView(doc, { capabilities: ROLE_CAPABILITIES.owner }).pendingChanges;
       }
-      if (sub === 'approve' || sub === 'reject') return decidePendingChange(models, org, required(flags, 'change'), sub === 'approve');
+      if (sub === 'approve' || sub === 'reject')
+        return decidePendingChange(models, org, required(flags, 'change'), sub === 'approve');
       break;
     }
     case 'org-public': {

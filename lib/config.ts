@@ -35,7 +35,11 @@ const schema = z.object({
 
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters'),
   JWT_ISSUER: z.string().default('agent-workspace'),
-  SESSION_TTL_SECONDS: z.coerce.number().int().positive().default(12 * 3600),
+  SESSION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(12 * 3600),
   OIDC_ISSUER: z.string().url().optional(),
   OIDC_JWKS_URL: z.string().url().optional(),
   OIDC_AUDIENCE: z.string().optional(),

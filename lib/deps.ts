@@ -25,7 +25,11 @@ export interface Deps {
 export async function createDeps(config: Config, logger: Logger): Promise<Deps> {
   const { conn, models } = await connectDatabase(config.mongodbUri);
   const tokens = new TokenService(config.auth.jwtSecret, config.auth.issuer, config.auth.sessionTtlSeconds);
-  const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+  const redis = new Redis(config.redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 2,
+    enableOfflineQueue: true,
+  });
   redis.on('error', (err: Error) => logger.warn({ err }, 'redis error'));
   return {
     config,

@@ -9,5 +9,9 @@ const dataDir = process.env.DATA_DIR ?? join(ROOT, '.data');
 const envFile = join(dataDir, 'stack-env.json');
 const stackEnv = existsSync(envFile) ? JSON.parse(readFileSync(envFile, 'utf8')) : {};
 const env = { ...stackEnv, ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' };
-const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'cli/main.ts'), ...process.argv.slice(2)], { env, stdio: 'inherit' });
+const child = spawn(
+  join(ROOT, 'node_modules/.bin/tsx'),
+  [join(ROOT, 'cli/main.ts'), ...process.argv.slice(2)],
+  { env, stdio: 'inherit' },
+);
 child.on('exit', (code) => process.exit(code ?? 1));

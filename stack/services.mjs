@@ -8,8 +8,30 @@ import { log, ROOT } from './provision.mjs';
 
 // Two port sets so `npm test` can run beside a running `npm start`.
 const PORTS = {
-  dev: { mongo: 27017, temporal: 7233, temporalUi: 8233, s3: 8333, weedMaster: 9333, weedVolume: 9340, weedFiler: 8888, weedAdmin: 23646, redis: 6379, smtp: 2525 },
-  test: { mongo: 27117, temporal: 7333, temporalUi: 8433, s3: 8533, weedMaster: 9433, weedVolume: 9440, weedFiler: 8988, weedAdmin: 23746, redis: 6479, smtp: 2625 },
+  dev: {
+    mongo: 27017,
+    temporal: 7233,
+    temporalUi: 8233,
+    s3: 8333,
+    weedMaster: 9333,
+    weedVolume: 9340,
+    weedFiler: 8888,
+    weedAdmin: 23646,
+    redis: 6379,
+    smtp: 2525,
+  },
+  test: {
+    mongo: 27117,
+    temporal: 7333,
+    temporalUi: 8433,
+    s3: 8533,
+    weedMaster: 9433,
+    weedVolume: 9440,
+    weedFiler: 8988,
+    weedAdmin: 23746,
+    redis: 6479,
+    smtp: 2625,
+  },
 };
 
 const BUCKET = 'agent-workspace';
@@ -72,17 +94,27 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
 
   const start = async (name, cmd, args, port, extraEnv = {}) => {
     if (!(await portIsFree(port))) {
-      throw new Error(`port ${port} for ${name} is taken; stop whatever uses it or point the service elsewhere by env`);
+      throw new Error(
+        `port ${port} for ${name} is taken; stop whatever uses it or point the service elsewhere by env`,
+      );
     }
     const logFile = createWriteStream(join(dataDir, 'logs', `${name}.log`), { flags: 'a' });
-    const child = spawn(cmd, args, { env: { ...process.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      env: { ...process.env, ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.pipe(logFile);
     child.stderr.pipe(logFile);
     child.on('exit', (code, signal) => {
-      if (!child.stopping) log(`${name} exited (${code ?? signal}); see ${join(dataDir, 'logs', `${name}.log`)}`);
+      if (!child.stopping)
+        log(`${name} exited (${code ?? signal}); see ${join(dataDir, 'logs', `${name}.log`)}`);
     });
     children.push({ name, child });
-    await waitForPort(port, name);
+    const exited = new Promise((_, reject) =>
+      child.once('exit', (code) => reject(new Error(`${name} exited during start-up (${code}); see ${join(dataDir, 'logs', `${name}.log`)}`))),
+    );
+    exited.catch(() => {});
+    await Promise.race([waitForPort(port, name), exited]);
     log(`${name} ready on 127.0.0.1:${port}`);
   };
 
@@ -104,19 +136,43 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
     );
   };
 
+  // Never leave servers behind: stop them on Ctrl+C during start-up, and kill any left when this process exits.
+  const onSignal = () => void stop().then(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  process.once('exit', () => children.forEach(({ child }) => child.exitCode === null && child.kill('SIGKILL')));
+
   try {
     const tasks = [];
     if (env.MONGODB_URI) out.MONGODB_URI = env.MONGODB_URI;
     else {
       out.MONGODB_URI = `mongodb://127.0.0.1:${ports.mongo}/agent_workspace`;
-      tasks.push(start('ferretdb', bins.ferretdb, ['-listen', `127.0.0.1:${ports.mongo}`, '-dir', join(dataDir, 'ferretdb')], ports.mongo));
+      tasks.push(
+        start(
+          'ferretdb',
+          bins.ferretdb,
+          ['-listen', `127.0.0.1:${ports.mongo}`, '-dir', join(dataDir, 'ferretdb')],
+          ports.mongo,
+        ),
+      );
     }
 
     if (env.TEMPORAL_ADDRESS) out.TEMPORAL_ADDRESS = env.TEMPORAL_ADDRESS;
     else {
       out.TEMPORAL_ADDRESS = `127.0.0.1:${ports.temporal}`;
       out.TEMPORAL_UI_URL = `http://127.0.0.1:${ports.temporalUi}`;
-      const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(ports.temporal), '--db-filename', join(dataDir, 'temporal.db'), '--log-level', 'warn'];
+      const args = [
+        'server',
+        'start-dev',
+        '--ip',
+        '127.0.0.1',
+        '--port',
+        String(ports.temporal),
+        '--db-filename',
+        join(dataDir, 'temporal.db'),
+        '--log-level',
+        'warn',
+      ];
       args.push(...(profile === 'test' ? ['--headless'] : ['--ui-port', String(ports.temporalUi)]));
       tasks.push(start('temporal', bins.temporal, args, ports.temporal));
     }
@@ -130,20 +186,47 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
       out.S3_FORCE_PATH_STYLE = 'true';
       mkdirSync(join(dataDir, 'seaweedfs'), { recursive: true });
       const args = [
-        'mini', `-dir=${join(dataDir, 'seaweedfs')}`, '-ip=127.0.0.1', '-ip.bind=127.0.0.1',
-        `-s3.port=${ports.s3}`, `-master.port=${ports.weedMaster}`, `-volume.port=${ports.weedVolume}`,
-        `-filer.port=${ports.weedFiler}`, `-admin.port=${ports.weedAdmin}`, '-admin.ui=false', '-webdav=false',
-        '-s3.port.iceberg=0', '-s3.port.lance=0', '-master.telemetry=false', `-bucket=${BUCKET}`,
+        'mini',
+        `-dir=${join(dataDir, 'seaweedfs')}`,
+        '-ip=127.0.0.1',
+        '-ip.bind=127.0.0.1',
+        `-s3.port=${ports.s3}`,
+        `-master.port=${ports.weedMaster}`,
+        `-volume.port=${ports.weedVolume}`,
+        `-filer.port=${ports.weedFiler}`,
+        `-admin.port=${ports.weedAdmin}`,
+        '-admin.ui=false',
+        '-webdav=false',
+        '-s3.port.iceberg=0',
+        '-s3.port.lance=0',
+        '-master.telemetry=false',
+        `-bucket=${BUCKET}`,
       ];
       // With these set, weed mini requires real SigV4 signatures for this key pair.
-      tasks.push(start('seaweedfs', bins.weed, args, ports.s3, { AWS_ACCESS_KEY_ID: secrets.s3AccessKeyId, AWS_SECRET_ACCESS_KEY: secrets.s3SecretAccessKey }));
+      tasks.push(
+        start('seaweedfs', bins.weed, args, ports.s3, {
+          AWS_ACCESS_KEY_ID: secrets.s3AccessKeyId,
+          AWS_SECRET_ACCESS_KEY: secrets.s3SecretAccessKey,
+        }),
+      );
     }
 
     if (env.REDIS_URL) out.REDIS_URL = env.REDIS_URL;
     else {
       out.REDIS_URL = `redis://127.0.0.1:${ports.redis}`;
       mkdirSync(join(dataDir, 'redis'), { recursive: true });
-      const args = ['--port', String(ports.redis), '--bind', '127.0.0.1', '--dir', join(dataDir, 'redis'), '--appendonly', 'yes', '--save', ''];
+      const args = [
+        '--port',
+        String(ports.redis),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        join(dataDir, 'redis'),
+        '--appendonly',
+        'yes',
+        '--save',
+        '',
+      ];
       tasks.push(start('redis', bins.redis, args, ports.redis));
     }
 
@@ -151,7 +234,14 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
     else if (mailSink) {
       out.SMTP_URL = `smtp://127.0.0.1:${ports.smtp}`;
       const mailDir = join(dataDir, 'mail');
-      tasks.push(start('mail-sink', process.execPath, [join(ROOT, 'stack', 'mail-sink.mjs'), String(ports.smtp), mailDir], ports.smtp));
+      tasks.push(
+        start(
+          'mail-sink',
+          process.execPath,
+          [join(ROOT, 'stack', 'mail-sink.mjs'), String(ports.smtp), mailDir],
+          ports.smtp,
+        ),
+      );
     }
 
     out.JWT_SECRET = env.JWT_SECRET ?? secrets.jwtSecret;
@@ -160,6 +250,9 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
   } catch (err) {
     await stop();
     throw err;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
   }
   return { env: out, stop };
 }

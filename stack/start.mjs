@@ -13,13 +13,27 @@ const stack = await startStack({ profile: 'dev', dataDir, bins, mailSink: true }
 writeFileSync(join(dataDir, 'stack-env.json'), JSON.stringify(stack.env, null, 2), { mode: 0o600 });
 
 log('building (tsc)');
-execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', process.stderr, process.stderr] });
+execFileSync('npm', ['run', '--silent', 'build'], {
+  cwd: ROOT,
+  stdio: ['ignore', process.stderr, process.stderr],
+});
 
 const port = process.env.PORT ?? '3000';
-const env = { ...process.env, ...stack.env, PORT: port, PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}` };
+const env = {
+  ...process.env,
+  ...stack.env,
+  PORT: port,
+  PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`,
+};
 const apps = [
-  spawn(process.execPath, ['--enable-source-maps', join(ROOT, 'dist/api/server.js')], { env, stdio: 'inherit' }),
-  spawn(process.execPath, ['--enable-source-maps', join(ROOT, 'dist/worker/main.js')], { env, stdio: 'inherit' }),
+  spawn(process.execPath, ['--enable-source-maps', join(ROOT, 'dist/api/server.js')], {
+    env,
+    stdio: 'inherit',
+  }),
+  spawn(process.execPath, ['--enable-source-maps', join(ROOT, 'dist/worker/main.js')], {
+    env,
+    stdio: 'inherit',
+  }),
 ];
 
 let stopping = false;
@@ -37,7 +51,9 @@ process.on('SIGTERM', () => void shutdown(0));
 
 const base = `http://127.0.0.1:${port}`;
 for (let i = 0; i < 300; i++) {
-  const ok = await fetch(`${base}/healthz`).then((r) => r.ok).catch(() => false);
+  const ok = await fetch(`${base}/healthz`)
+    .then((r) => r.ok)
+    .catch(() => false);
   if (ok) break;
   await new Promise((r) => setTimeout(r, 200));
 }

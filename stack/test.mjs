@@ -10,8 +10,18 @@ const bins = provision();
 const dataDir = join(STACK_DIR, 'test-data', String(Date.now()));
 const stack = await startStack({ profile: 'test', dataDir, bins });
 
-const env = { ...process.env, ...stack.env, NODE_ENV: 'test', VALIDATE_RESPONSES: 'true', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' };
-const mocha = spawn(join(ROOT, 'node_modules/.bin/mocha'), process.argv.slice(2), { cwd: ROOT, env, stdio: 'inherit' });
+const env = {
+  ...process.env,
+  ...stack.env,
+  NODE_ENV: 'test',
+  VALIDATE_RESPONSES: 'true',
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+};
+const mocha = spawn(join(ROOT, 'node_modules/.bin/mocha'), process.argv.slice(2), {
+  cwd: ROOT,
+  env,
+  stdio: 'inherit',
+});
 const code = await new Promise((resolve) => mocha.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 await stack.stop();
 if (!process.env.KEEP_TEST_DATA) rmSync(dataDir, { recursive: true, force: true });

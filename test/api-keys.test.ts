@@ -15,13 +15,22 @@ describe('API keys', () => {
   const permissions = { assume_role: { write: true }, agents: { read: true, write: false } };
 
   it('shows the key once at creation and stores only its hash', async () => {
-    const res = await as(env, org.admin.token).post(org.path('/api-keys'), { description: 'CRM', permissions }).expect(201);
+    const res = await as(env, org.admin.token)
+      .post(org.path('/api-keys'), { description: 'CRM', permissions })
+      .expect(201);
     const { key, apiKeyId } = res.body;
     expect(key).to.match(/^awk_[A-Za-z0-9_-]{40,}$/);
-    expect(res.body).to.deep.include({ description: 'CRM', permissions, creatorUserId: org.admin.userId, lastUsedAt: null });
+    expect(res.body).to.deep.include({
+      description: 'CRM',
+      permissions,
+      creatorUserId: org.admin.userId,
+      lastUsedAt: null,
+    });
     expect(key.startsWith(res.body.keyPrefix)).to.equal(true);
 
-    const got = await as(env, org.owner.token).get(org.path(`/api-keys/${apiKeyId}`)).expect(200);
+    const got = await as(env, org.owner.token)
+      .get(org.path(`/api-keys/${apiKeyId}`))
+      .expect(200);
     expect(got.body).to.not.have.property('key');
     const list = await as(env, org.owner.token).get(org.path('/api-keys')).expect(200);
     expect(JSON.stringify(list.body)).to.not.contain(key);
@@ -33,32 +42,55 @@ describe('API keys', () => {
   });
 
   it('authenticates as its creator in its organization and records its use', async () => {
-    const { key, apiKeyId } = (await as(env, org.admin.token).post(org.path('/api-keys'), { permissions }).expect(201)).body;
+    const { key, apiKeyId } = (
+      await as(env, org.admin.token).post(org.path('/api-keys'), { permissions }).expect(201)
+    ).body;
     const res = await as(env, key).get(org.path('/users')).expect(200);
     expect(res.body.totalRows).to.equal(3);
     // Acting as an admin, it cannot remove the owner.
-    await as(env, key).delete(org.path(`/users/${org.owner.userId}`)).expect(403);
-    const got = await as(env, org.admin.token).get(org.path(`/api-keys/${apiKeyId}`)).expect(200);
+    await as(env, key)
+      .delete(org.path(`/users/${org.owner.userId}`))
+      .expect(403);
+    const got = await as(env, org.admin.token)
+      .get(org.path(`/api-keys/${apiKeyId}`))
+      .expect(200);
     expect(got.body.lastUsedAt).to.be.a('string');
   });
 
   it('updates description and permissions, and stops working once deleted', async () => {
-    const { key, apiKeyId } = (await as(env, org.owner.token).post(org.path('/api-keys'), {}).expect(201)).body;
+    const { key, apiKeyId } = (await as(env, org.owner.token).post(org.path('/api-keys'), {}).expect(201))
+      .body;
     const updated = await as(env, org.owner.token)
-      .put(org.path(`/api-keys/${apiKeyId}`), { description: 'renamed', permissions: { webhooks: { read: true } } })
+      .put(org.path(`/api-keys/${apiKeyId}`), {
+        description: 'renamed',
+        permissions: { webhooks: { read: true } },
+      })
       .expect(200);
-    expect(updated.body).to.deep.include({ description: 'renamed', permissions: { webhooks: { read: true } } });
+    expect(updated.body).to.deep.include({
+      description: 'renamed',
+      permissions: { webhooks: { read: true } },
+    });
     await as(env, key).get(org.path()).expect(200);
-    const deleted = await as(env, org.owner.token).delete(org.path(`/api-keys/${apiKeyId}`)).expect(200);
+    const deleted = await as(env, org.owner.token)
+      .delete(org.path(`/api-keys/${apiKeyId}`))
+      .expect(200);
     expect(deleted.body).to.deep.equal({ message: 'API key deleted', apiKeyId });
     await as(env, key).get(org.path()).expect(401);
-    await as(env, org.owner.token).get(org.path(`/api-keys/${apiKeyId}`)).expect(404);
+    await as(env, org.owner.token)
+      .get(org.path(`/api-keys/${apiKeyId}`))
+      .expect(404);
   });
 
   it('rejects unknown scopes and non-boolean flags', async () => {
-    await as(env, org.owner.token).post(org.path('/api-keys'), { permissions: { billing: { read: true } } }).expect(400);
-    await as(env, org.owner.token).post(org.path('/api-keys'), { permissions: { agents: { read: 'yes' } } }).expect(400);
-    await as(env, org.owner.token).post(org.path('/api-keys'), { permissions: { agents: { delete: true } } }).expect(400);
+    await as(env, org.owner.token)
+      .post(org.path('/api-keys'), { permissions: { billing: { read: true } } })
+      .expect(400);
+    await as(env, org.owner.token)
+      .post(org.path('/api-keys'), { permissions: { agents: { read: 'yes' } } })
+      .expect(400);
+    await as(env, org.owner.token)
+      .post(org.path('/api-keys'), { permissions: { agents: { delete: true } } })
+      .expect(400);
   });
 
   it('can be managed only by owners and admins with a user session, never with an API key', async () => {
@@ -72,9 +104,15 @@ describe('API keys', () => {
   it('keeps each organization to its own keys', async () => {
     const other = await createTestOrg(env, 'Other Keys Org');
     const { apiKeyId } = (await as(env, org.owner.token).post(org.path('/api-keys'), {}).expect(201)).body;
-    await as(env, other.owner.token).get(other.path(`/api-keys/${apiKeyId}`)).expect(404);
-    await as(env, other.owner.token).put(other.path(`/api-keys/${apiKeyId}`), { description: 'x' }).expect(404);
-    await as(env, other.owner.token).delete(other.path(`/api-keys/${apiKeyId}`)).expect(404);
+    await as(env, other.owner.token)
+      .get(other.path(`/api-keys/${apiKeyId}`))
+      .expect(404);
+    await as(env, other.owner.token)
+      .put(other.path(`/api-keys/${apiKeyId}`), { description: 'x' })
+      .expect(404);
+    await as(env, other.owner.token)
+      .delete(other.path(`/api-keys/${apiKeyId}`))
+      .expect(404);
     await as(env, org.apiKey).get(other.path()).expect(401);
     const list = await as(env, other.owner.token).get(other.path('/api-keys')).expect(200);
     expect(list.body.items.map((k: { apiKeyId: string }) => k.apiKeyId)).to.not.include(apiKeyId);
@@ -83,7 +121,9 @@ describe('API keys', () => {
   it('stops working when its creator leaves the organization', async () => {
     const { key } = (await as(env, org.admin.token).post(org.path('/api-keys'), {}).expect(201)).body;
     await as(env, key).get(org.path()).expect(200);
-    await as(env, org.owner.token).delete(org.path(`/users/${org.admin.userId}`)).expect(200);
+    await as(env, org.owner.token)
+      .delete(org.path(`/users/${org.admin.userId}`))
+      .expect(200);
     await as(env, key).get(org.path()).expect(401);
   });
 });

@@ -20,7 +20,11 @@ describe('assume-role tokens', () => {
     const res = await as(env, org.owner.token)
       .post(org.path('/assume-role'), { userId: org.admin.userId, permissions: ['chat:agent-1'] })
       .expect(200);
-    expect(res.body).to.include({ userId: org.admin.userId, organizationId: org.organizationId, role: 'chat' });
+    expect(res.body).to.include({
+      userId: org.admin.userId,
+      organizationId: org.organizationId,
+      role: 'chat',
+    });
     const claims = (await verify(res.body.token).expect(200)).body;
     expect(claims).to.deep.include({
       valid: true,
@@ -34,9 +38,13 @@ describe('assume-role tokens', () => {
   });
 
   it('grants only the chat role, even for an admin', async () => {
-    const { token } = (await as(env, org.owner.token).post(org.path('/assume-role'), { userId: org.admin.userId }).expect(200)).body;
+    const { token } = (
+      await as(env, org.owner.token).post(org.path('/assume-role'), { userId: org.admin.userId }).expect(200)
+    ).body;
     await as(env, token).get(org.path()).expect(200);
-    await as(env, token).get(org.path(`/users/${org.owner.userId}`)).expect(200);
+    await as(env, token)
+      .get(org.path(`/users/${org.owner.userId}`))
+      .expect(200);
     await as(env, token).get(org.path('/users')).expect(403);
     await as(env, token).post(org.path('/assume-role'), { userId: org.owner.userId }).expect(403);
   });
@@ -46,27 +54,39 @@ describe('assume-role tokens', () => {
     const first = await as(env, org.apiKey)
       .post(org.path('/assume-role'), { userId: 'crm-contact-42', userEmail: email, userName: 'Pat' })
       .expect(200);
-    const member = await as(env, org.owner.token).get(org.path(`/users/${first.body.userId}`)).expect(200);
+    const member = await as(env, org.owner.token)
+      .get(org.path(`/users/${first.body.userId}`))
+      .expect(200);
     expect(member.body).to.include({ role: 'chat', email, name: 'Pat', sourceId: 'crm-contact-42' });
-    const again = await as(env, org.apiKey).post(org.path('/assume-role'), { userId: 'crm-contact-42' }).expect(200);
+    const again = await as(env, org.apiKey)
+      .post(org.path('/assume-role'), { userId: 'crm-contact-42' })
+      .expect(200);
     expect(again.body.userId).to.equal(first.body.userId);
     const users = await as(env, org.owner.token).get(org.path('/users')).expect(200);
     expect(users.body.totalRows).to.equal(4);
   });
 
   it('is 404 for an unknown user without userEmail', async () => {
-    const res = await as(env, org.owner.token).post(org.path('/assume-role'), { userId: 'nobody' }).expect(404);
+    const res = await as(env, org.owner.token)
+      .post(org.path('/assume-role'), { userId: 'nobody' })
+      .expect(404);
     expect(res.body.error.code).to.equal('not_found');
   });
 
   it('requires assume_role.write on an API key', async () => {
     const noWrite = (
-      await as(env, org.owner.token).post(org.path('/api-keys'), { permissions: { assume_role: { read: true } } }).expect(201)
+      await as(env, org.owner.token)
+        .post(org.path('/api-keys'), { permissions: { assume_role: { read: true } } })
+        .expect(201)
     ).body.key;
-    const res = await as(env, noWrite).post(org.path('/assume-role'), { userId: org.chat.userId }).expect(403);
+    const res = await as(env, noWrite)
+      .post(org.path('/assume-role'), { userId: org.chat.userId })
+      .expect(403);
     expect(res.body.error.message).to.contain('assume_role.write');
     const withWrite = (
-      await as(env, org.owner.token).post(org.path('/api-keys'), { permissions: { assume_role: { write: true } } }).expect(201)
+      await as(env, org.owner.token)
+        .post(org.path('/api-keys'), { permissions: { assume_role: { write: true } } })
+        .expect(201)
     ).body.key;
     await as(env, withWrite).post(org.path('/assume-role'), { userId: org.chat.userId }).expect(200);
   });
@@ -77,7 +97,9 @@ describe('assume-role tokens', () => {
 
   it('rejects forged, expired, session and other-organization tokens on verify', async () => {
     const other = await createTestOrg(env, 'Other Embed Org');
-    const { token } = (await as(env, org.owner.token).post(org.path('/assume-role'), { userId: org.chat.userId }).expect(200)).body;
+    const { token } = (
+      await as(env, org.owner.token).post(org.path('/assume-role'), { userId: org.chat.userId }).expect(200)
+    ).body;
     const elsewhere = await verify(token, other.path()).expect(401);
     expect(elsewhere.body.error.code).to.equal('invalid_token');
     await as(env, token).get(other.path()).expect(401);
@@ -86,7 +108,12 @@ describe('assume-role tokens', () => {
     await verify(`${header}.${payload}.${'A'.repeat(43)}`).expect(401);
 
     const now = Math.floor(Date.now() / 1000);
-    const expired = await new SignJWT({ typ: 'assume_role', org: org.organizationId, role: 'chat', permissions: [] })
+    const expired = await new SignJWT({
+      typ: 'assume_role',
+      org: org.organizationId,
+      role: 'chat',
+      permissions: [],
+    })
       .setProtectedHeader({ alg: 'HS256' })
       .setIssuer(env.config.auth.issuer)
       .setAudience('agent-workspace-api')

@@ -54,12 +54,16 @@ describe('authentication and tenancy', () => {
       const res = await as(env, token).get(b.path()).expect(401);
       expect(res.body).to.not.have.property('organizationId');
       await as(env, token).get(b.path('/users')).expect(401);
-      await as(env, token).get(b.path(`/users/${b.owner.userId}`)).expect(401);
+      await as(env, token)
+        .get(b.path(`/users/${b.owner.userId}`))
+        .expect(401);
     }
   });
 
   it('treats a user of org A asking for a member of org B through A as not found', async () => {
-    const res = await as(env, a.owner.token).get(a.path(`/users/${b.owner.userId}`)).expect(404);
+    const res = await as(env, a.owner.token)
+      .get(a.path(`/users/${b.owner.userId}`))
+      .expect(404);
     expect(res.body.error.code).to.equal('not_found');
   });
 
@@ -70,7 +74,9 @@ describe('authentication and tenancy', () => {
 
   it('refuses the request once the member behind a session or key is removed', async () => {
     const org = await createTestOrg(env, 'Leaving Org');
-    await as(env, org.owner.token).delete(org.path(`/users/${org.admin.userId}`)).expect(200);
+    await as(env, org.owner.token)
+      .delete(org.path(`/users/${org.admin.userId}`))
+      .expect(200);
     await as(env, org.admin.token).get(org.path()).expect(401);
   });
 
@@ -108,7 +114,8 @@ describe('authentication and tenancy', () => {
         if (!isPublic && !(CAPABILITIES as readonly string[]).includes(op['x-capability'] ?? '')) {
           undeclared.push(`${method.toUpperCase()} ${path}`);
         }
-        if (path.startsWith('/orgs/{organizationId}') === false && !isPublic) undeclared.push(`${path} outside /orgs`);
+        if (path.startsWith('/orgs/{organizationId}') === false && !isPublic)
+          undeclared.push(`${path} outside /orgs`);
       }
     }
     expect(undeclared).to.deep.equal([]);

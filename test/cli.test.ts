@@ -41,7 +41,9 @@ describe('operator CLI', () => {
     await as(env, session.sessionToken!).get(`${path}/api-keys`).expect(200);
 
     await as(env, boot.sessionToken!).put(path, { name: 'Boot Company' }).expect(200);
-    const pending = (await cli('org-change', 'list', '--org', boot.organizationId!)) as unknown as Array<{ changeId: string }>;
+    const pending = (await cli('org-change', 'list', '--org', boot.organizationId!)) as unknown as Array<{
+      changeId: string;
+    }>;
     expect(pending).to.have.length(1);
     await cli('org-change', 'approve', '--org', boot.organizationId!, '--change', pending[0]!.changeId);
     expect((await as(env, boot.sessionToken!).get(path).expect(200)).body.name).to.equal('Boot Company');

@@ -11,14 +11,23 @@ describe('GET /healthz', () => {
     const res = await request(env.app).get('/healthz').expect(200);
     expect(res.body).to.deep.equal({
       status: 'ok',
-      checks: { mongo: { status: 'ok' }, temporal: { status: 'ok' }, s3: { status: 'ok' }, redis: { status: 'ok' } },
+      checks: {
+        mongo: { status: 'ok' },
+        temporal: { status: 'ok' },
+        s3: { status: 'ok' },
+        redis: { status: 'ok' },
+      },
     });
   });
 
   it('is 503 and names the failing check when a part is unreachable', async () => {
     const env = await testEnv();
     // Nothing listens on port 1: Redis is down for this app instance only.
-    const config = { ...env.config, redisUrl: 'redis://127.0.0.1:1', s3: { ...env.config.s3, bucket: 'no-such-bucket' } };
+    const config = {
+      ...env.config,
+      redisUrl: 'redis://127.0.0.1:1',
+      s3: { ...env.config.s3, bucket: 'no-such-bucket' },
+    };
     const deps = await createDeps(config, createLogger('silent'));
     try {
       deps.redis.options.retryStrategy = () => null;

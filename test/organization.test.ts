@@ -22,7 +22,12 @@ describe('organization settings', () => {
   it('applies direct fields at once and refuses writes from chat members', async () => {
     const address = { line1: '1 Main St', postcode: '2000' };
     const res = await as(env, org.admin.token)
-      .put(org.path(), { tradingName: 'Acme Realty', phone: '+61 2 5550 1234', isRealEstate: true, legalAddress: address })
+      .put(org.path(), {
+        tradingName: 'Acme Realty',
+        phone: '+61 2 5550 1234',
+        isRealEstate: true,
+        legalAddress: address,
+      })
       .expect(200);
     expect(res.body).to.include({ tradingName: 'Acme Realty', phone: '+61 2 5550 1234', isRealEstate: true });
     expect(res.body.legalAddress).to.deep.equal(address);
@@ -36,10 +41,14 @@ describe('organization settings', () => {
     expect(first.body.abn).to.equal('12345678901');
     expect(first.body.pendingChanges).to.deep.equal([]);
 
-    const queued = await as(env, org.owner.token).put(org.path(), { name: 'Acme Holdings', abn: '99999999999' }).expect(200);
+    const queued = await as(env, org.owner.token)
+      .put(org.path(), { name: 'Acme Holdings', abn: '99999999999' })
+      .expect(200);
     expect(queued.body.name).to.equal('Acme');
     expect(queued.body.abn).to.equal('12345678901');
-    expect(queued.body.pendingChanges.map((c: { field: string; value: string }) => [c.field, c.value])).to.have.deep.members([
+    expect(
+      queued.body.pendingChanges.map((c: { field: string; value: string }) => [c.field, c.value]),
+    ).to.have.deep.members([
       ['name', 'Acme Holdings'],
       ['abn', '99999999999'],
     ]);

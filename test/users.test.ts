@@ -27,7 +27,11 @@ describe('users', () => {
       expect(res.body.totalRows).to.equal(3);
       expect(res.body.offset).to.equal(0);
       expect(res.body.items.map((m: { role: string }) => m.role)).to.deep.equal(['owner', 'admin', 'chat']);
-      expect(res.body.items[0]).to.include({ organizationId: org.organizationId, userId: org.owner.userId, email: org.owner.email });
+      expect(res.body.items[0]).to.include({
+        organizationId: org.organizationId,
+        userId: org.owner.userId,
+        email: org.owner.email,
+      });
 
       const paged = await as(env, org.admin.token).get(org.path('/users?limit=1&cursor=1')).expect(200);
       expect(paged.body).to.deep.include({ totalRows: 3, offset: 1 });
@@ -46,7 +50,9 @@ describe('users', () => {
     });
 
     it('returns up to 100 members when no limit is given', async () => {
-      await Promise.all(Array.from({ length: 100 }, (_, i) => addMember(env, org.organizationId, 'chat', `bulk${i}`)));
+      await Promise.all(
+        Array.from({ length: 100 }, (_, i) => addMember(env, org.organizationId, 'chat', `bulk${i}`)),
+      );
       const res = await as(env, org.owner.token).get(org.path('/users')).expect(200);
       expect(res.body.totalRows).to.equal(103);
       expect(res.body.items).to.have.length(100);
@@ -54,21 +60,39 @@ describe('users', () => {
   });
 
   it('lets any member read one member', async () => {
-    const res = await as(env, org.chat.token).get(org.path(`/users/${org.admin.userId}`)).expect(200);
-    expect(res.body).to.include({ userId: org.admin.userId, role: 'admin', name: 'Adam Admin', userGroupId: null });
+    const res = await as(env, org.chat.token)
+      .get(org.path(`/users/${org.admin.userId}`))
+      .expect(200);
+    expect(res.body).to.include({
+      userId: org.admin.userId,
+      role: 'admin',
+      name: 'Adam Admin',
+      userGroupId: null,
+    });
     await as(env, org.chat.token).get(org.path('/users/usr_nobody')).expect(404);
   });
 
   describe('create', () => {
     it('creates a new account and sends it an invitation email through the workflow', async () => {
       const email = uniqueEmail('newbie');
-      const res = await as(env, org.admin.token).post(org.path('/users'), { email, name: 'New Bie', role: 'chat' }).expect(201);
-      expect(res.body).to.include({ organizationId: org.organizationId, email, name: 'New Bie', role: 'chat' });
+      const res = await as(env, org.admin.token)
+        .post(org.path('/users'), { email, name: 'New Bie', role: 'chat' })
+        .expect(201);
+      expect(res.body).to.include({
+        organizationId: org.organizationId,
+        email,
+        name: 'New Bie',
+        role: 'chat',
+      });
       const [mail] = await eventually(() => mailTo(email).length > 0 && mailTo(email));
       expect(mail!.subject).to.equal('You have been invited to Users Org');
       expect(mail!.raw).to.contain('Adam Admin added you to Users Org');
-      const handle = env.deps.temporal.client.workflow.getHandle(`invite-${org.organizationId}-${res.body.userId}`);
-      expect(await handle.result()).to.have.property('messageId').that.is.a('string');
+      const handle = env.deps.temporal.client.workflow.getHandle(
+        `invite-${org.organizationId}-${res.body.userId}`,
+      );
+      expect(await handle.result())
+        .to.have.property('messageId')
+        .that.is.a('string');
       expect(mailTo(email)).to.have.length(1);
     });
 
@@ -76,13 +100,20 @@ describe('users', () => {
       const email = uniqueEmail('greylisted');
       const attemptsBefore = env.smtp.attempts();
       env.smtp.rejectNext(2);
-      const res = await as(env, org.owner.token).post(org.path('/users'), { email, name: 'Grey', role: 'admin' }).expect(201);
+      const res = await as(env, org.owner.token)
+        .post(org.path('/users'), { email, name: 'Grey', role: 'admin' })
+        .expect(201);
       await eventually(() => mailTo(email).length > 0, 60_000);
       expect(env.smtp.attempts() - attemptsBefore).to.be.at.least(3);
       expect(mailTo(email)).to.have.length(1);
-      const handle = env.deps.temporal.client.workflow.getHandle(`invite-${org.organizationId}-${res.body.userId}`);
+      const handle = env.deps.temporal.client.workflow.getHandle(
+        `invite-${org.organizationId}-${res.body.userId}`,
+      );
       const history = await handle.fetchHistory();
-      const failures = history.events!.filter((e) => e.activityTaskStartedEventAttributes?.attempt && e.activityTaskStartedEventAttributes.attempt > 1);
+      const failures = history.events!.filter(
+        (e) =>
+          e.activityTaskStartedEventAttributes?.attempt && e.activityTaskStartedEventAttributes.attempt > 1,
+      );
       expect(failures).to.have.length(1); // the last, successful attempt is recorded with its attempt number
       expect(failures[0]!.activityTaskStartedEventAttributes!.attempt).to.equal(3);
     });
@@ -94,32 +125,50 @@ describe('users', () => {
         .expect(201);
       expect(res.body).to.include({ userId: other.chat.userId, role: 'admin', name: 'Chad Chat' });
       // Still a chat member of the other organization.
-      const there = await as(env, other.owner.token).get(other.path(`/users/${other.chat.userId}`)).expect(200);
+      const there = await as(env, other.owner.token)
+        .get(other.path(`/users/${other.chat.userId}`))
+        .expect(200);
       expect(there.body.role).to.equal('chat');
       expect(mailTo(other.chat.email)).to.have.length(0);
     });
 
     it('refuses role owner, bad bodies, duplicates and non-admins', async () => {
       const email = uniqueEmail('dup');
-      await as(env, org.owner.token).post(org.path('/users'), { email, name: 'O', role: 'owner' }).expect(400);
-      await as(env, org.owner.token).post(org.path('/users'), { email: 'nope', name: 'O', role: 'chat' }).expect(400);
+      await as(env, org.owner.token)
+        .post(org.path('/users'), { email, name: 'O', role: 'owner' })
+        .expect(400);
+      await as(env, org.owner.token)
+        .post(org.path('/users'), { email: 'nope', name: 'O', role: 'chat' })
+        .expect(400);
       await as(env, org.owner.token).post(org.path('/users'), { email, role: 'chat' }).expect(400);
       await as(env, org.chat.token).post(org.path('/users'), { email, name: 'O', role: 'chat' }).expect(403);
       await as(env, org.owner.token).post(org.path('/users'), { email, name: 'O', role: 'chat' }).expect(201);
-      const dup = await as(env, org.owner.token).post(org.path('/users'), { email: email.toUpperCase(), name: 'O', role: 'chat' }).expect(409);
+      const dup = await as(env, org.owner.token)
+        .post(org.path('/users'), { email: email.toUpperCase(), name: 'O', role: 'chat' })
+        .expect(409);
       expect(dup.body.error.code).to.equal('conflict');
     });
   });
 
   describe('update role', () => {
     it('changes a role, but never your own, never to owner, and never an owner by an admin', async () => {
-      const res = await as(env, org.admin.token).put(org.path(`/users/${org.chat.userId}`), { role: 'admin' }).expect(200);
+      const res = await as(env, org.admin.token)
+        .put(org.path(`/users/${org.chat.userId}`), { role: 'admin' })
+        .expect(200);
       expect(res.body.role).to.equal('admin');
-      const self = await as(env, org.admin.token).put(org.path(`/users/${org.admin.userId}`), { role: 'chat' }).expect(403);
+      const self = await as(env, org.admin.token)
+        .put(org.path(`/users/${org.admin.userId}`), { role: 'chat' })
+        .expect(403);
       expect(self.body.error.message).to.contain('own role');
-      await as(env, org.owner.token).put(org.path(`/users/${org.owner.userId}`), { role: 'admin' }).expect(403);
-      await as(env, org.owner.token).put(org.path(`/users/${org.chat.userId}`), { role: 'owner' }).expect(400);
-      await as(env, org.admin.token).put(org.path(`/users/${org.owner.userId}`), { role: 'chat' }).expect(403);
+      await as(env, org.owner.token)
+        .put(org.path(`/users/${org.owner.userId}`), { role: 'admin' })
+        .expect(403);
+      await as(env, org.owner.token)
+        .put(org.path(`/users/${org.chat.userId}`), { role: 'owner' })
+        .expect(400);
+      await as(env, org.admin.token)
+        .put(org.path(`/users/${org.owner.userId}`), { role: 'chat' })
+        .expect(403);
       await as(env, org.owner.token).put(org.path('/users/usr_nobody'), { role: 'chat' }).expect(404);
     });
   });
@@ -127,36 +176,65 @@ describe('users', () => {
   describe('delete', () => {
     it('removes the membership only, keeping the account in its other organizations', async () => {
       const other = await createTestOrg(env, 'Second Home');
-      await as(env, org.owner.token).post(org.path('/users'), { email: other.admin.email, name: 'x', role: 'chat' }).expect(201);
-      const res = await as(env, org.owner.token).delete(org.path(`/users/${other.admin.userId}`)).expect(200);
-      expect(res.body).to.deep.equal({ message: 'user removed from organization', userId: other.admin.userId });
-      await as(env, org.owner.token).get(org.path(`/users/${other.admin.userId}`)).expect(404);
-      await as(env, other.owner.token).get(other.path(`/users/${other.admin.userId}`)).expect(200);
+      await as(env, org.owner.token)
+        .post(org.path('/users'), { email: other.admin.email, name: 'x', role: 'chat' })
+        .expect(201);
+      const res = await as(env, org.owner.token)
+        .delete(org.path(`/users/${other.admin.userId}`))
+        .expect(200);
+      expect(res.body).to.deep.equal({
+        message: 'user removed from organization',
+        userId: other.admin.userId,
+      });
+      await as(env, org.owner.token)
+        .get(org.path(`/users/${other.admin.userId}`))
+        .expect(404);
+      await as(env, other.owner.token)
+        .get(other.path(`/users/${other.admin.userId}`))
+        .expect(200);
     });
 
     it('refuses an admin deleting an owner, and the last owner leaving', async () => {
-      const refused = await as(env, org.admin.token).delete(org.path(`/users/${org.owner.userId}`)).expect(403);
+      const refused = await as(env, org.admin.token)
+        .delete(org.path(`/users/${org.owner.userId}`))
+        .expect(403);
       expect(refused.body.error.message).to.contain('only owners');
-      const last = await as(env, org.owner.token).delete(org.path(`/users/${org.owner.userId}`)).expect(409);
+      const last = await as(env, org.owner.token)
+        .delete(org.path(`/users/${org.owner.userId}`))
+        .expect(409);
       expect(last.body.error.code).to.equal('last_owner');
     });
 
     it('lets an owner delete another owner', async () => {
       const second = await addMember(env, org.organizationId, 'owner', 'second');
-      await as(env, org.owner.token).delete(org.path(`/users/${second.userId}`)).expect(200);
+      await as(env, org.owner.token)
+        .delete(org.path(`/users/${second.userId}`))
+        .expect(200);
     });
 
     it('validates reassignWorkflowsTo against the members', async () => {
-      await as(env, org.owner.token).delete(org.path(`/users/${org.chat.userId}?reassignWorkflowsTo=usr_nobody`)).expect(400);
-      await as(env, org.owner.token).delete(org.path(`/users/${org.chat.userId}?reassignWorkflowsTo=${org.chat.userId}`)).expect(400);
-      await as(env, org.owner.token).delete(org.path(`/users/${org.chat.userId}?reassignWorkflowsTo=${org.admin.userId}`)).expect(200);
+      await as(env, org.owner.token)
+        .delete(org.path(`/users/${org.chat.userId}?reassignWorkflowsTo=usr_nobody`))
+        .expect(400);
+      await as(env, org.owner.token)
+        .delete(org.path(`/users/${org.chat.userId}?reassignWorkflowsTo=${org.chat.userId}`))
+        .expect(400);
+      await as(env, org.owner.token)
+        .delete(org.path(`/users/${org.chat.userId}?reassignWorkflowsTo=${org.admin.userId}`))
+        .expect(200);
     });
 
     it('refuses chat members and other organizations', async () => {
       const other = await createTestOrg(env, 'Intruder');
-      await as(env, org.chat.token).delete(org.path(`/users/${org.admin.userId}`)).expect(403);
-      await as(env, other.owner.token).delete(org.path(`/users/${org.admin.userId}`)).expect(401);
-      await as(env, org.owner.token).delete(org.path(`/users/${other.admin.userId}`)).expect(404);
+      await as(env, org.chat.token)
+        .delete(org.path(`/users/${org.admin.userId}`))
+        .expect(403);
+      await as(env, other.owner.token)
+        .delete(org.path(`/users/${org.admin.userId}`))
+        .expect(401);
+      await as(env, org.owner.token)
+        .delete(org.path(`/users/${other.admin.userId}`))
+        .expect(404);
     });
   });
 });

@@ -13,7 +13,9 @@ export interface WorkerSettings {
 export async function createWorker(
   settings: WorkerSettings,
   deps: ActivityDeps,
-  source: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = { workflowsPath: require.resolve('@workflows/index') },
+  source: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = {
+    workflowsPath: require.resolve('../workflows'),
+  },
 ) {
   const connection = await NativeConnection.connect({ address: settings.address });
   const worker = await Worker.create({

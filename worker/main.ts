@@ -9,7 +9,8 @@ async function main() {
   const logger = createLogger(config.logLevel, { process: 'worker', taskQueue: config.temporal.taskQueue });
   Runtime.install({
     logger: {
-      log: (level, message, meta) => logger[level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'info')](meta ?? {}, message),
+      log: (level, message, meta) =>
+        logger[level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'info')](meta ?? {}, message),
       trace: (m, meta) => logger.trace(meta ?? {}, m),
       debug: (m, meta) => logger.debug(meta ?? {}, m),
       info: (m, meta) => logger.info(meta ?? {}, m),
@@ -19,7 +20,10 @@ async function main() {
     telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } },
   });
   const mailer = createMailer(config.mail.smtpUrl, config.mail.from);
-  const { worker, connection } = await createWorker(config.temporal, { mailer, publicBaseUrl: config.publicBaseUrl });
+  const { worker, connection } = await createWorker(config.temporal, {
+    mailer,
+    publicBaseUrl: config.publicBaseUrl,
+  });
   logger.info('worker started');
   try {
     await worker.run();

@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import type { Deps } from '@lib/deps';
 import { pageRequest } from '@lib/paging';
-import { GroupsService } from '@lib/services/groups.service';
-import { ctxOf, param } from '@api/context';
+import { GroupsService, type GroupBody } from '@lib/services/groups.service';
+import { body, ctxOf, param } from '@api/context';
 
 export function groupsRouter(deps: Deps): Router {
   const service = new GroupsService(deps.models);
@@ -13,20 +13,22 @@ export function groupsRouter(deps: Deps): Router {
     res.json(await service.list(ctxOf(req), { q, ...pageRequest(req.query) }));
   });
   router.post(base, async (req, res) => {
-    const body = { isDefault: false, fullAccess: false, ...req.body };
-    res.status(201).json(await service.create(ctxOf(req), body));
+    const input = { isDefault: false, fullAccess: false, ...body<Partial<GroupBody>>(req) } as GroupBody;
+    res.status(201).json(await service.create(ctxOf(req), input));
   });
   router.get(`${base}/:userGroupId`, async (req, res) => {
     res.json(await service.get(ctxOf(req), param(req, 'userGroupId')));
   });
   router.put(`${base}/:userGroupId`, async (req, res) => {
-    res.json(await service.update(ctxOf(req), param(req, 'userGroupId'), req.body));
+    res.json(await service.update(ctxOf(req), param(req, 'userGroupId'), body<GroupBody>(req)));
   });
   router.delete(`${base}/:userGroupId`, async (req, res) => {
     res.json(await service.remove(ctxOf(req), param(req, 'userGroupId')));
   });
   router.post(`${base}/:userGroupId/users`, async (req, res) => {
-    res.json(await service.assignUser(ctxOf(req), param(req, 'userGroupId'), req.body.userId));
+    res.json(
+      await service.assignUser(ctxOf(req), param(req, 'userGroupId'), body<{ userId: string }>(req).userId),
+    );
   });
   return router;
 }

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { Deps } from '@lib/deps';
-import { OrganizationService } from '@lib/services/organization.service';
-import { ctxOf } from '@api/context';
+import { OrganizationService, type OrganizationPatch } from '@lib/services/organization.service';
+import { body, ctxOf } from '@api/context';
 
 export function organizationRouter(deps: Deps): Router {
   const service = new OrganizationService(deps.models);
@@ -10,7 +10,7 @@ export function organizationRouter(deps: Deps): Router {
     res.json(await service.get(ctxOf(req)));
   });
   router.put('/orgs/:organizationId', async (req, res) => {
-    res.json(await service.update(ctxOf(req), req.body));
+    res.json(await service.update(ctxOf(req), body<OrganizationPatch>(req)));
   });
   return router;
 }

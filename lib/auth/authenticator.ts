@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
 import type { Models } from '@lib/db/models';
 import type { MemberDoc } from '@lib/db/member.schema';
 import { forbidden, unauthorized } from '@lib/errors';
@@ -9,6 +9,9 @@ import { API_KEY_PREFIX, hashApiKey } from './api-key-secret';
 import type { RequestContext } from './context';
 import { ROLE_CAPABILITIES } from './roles';
 import { InvalidTokenError, type TokenService } from './tokens';
+
+/** API key `lastUsedAt` is kept to this resolution. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
 
 export interface OidcSettings {
   issuer: string;
@@ -24,6 +27,8 @@ export interface OidcSettings {
  */
 export class Authenticator {
   private readonly jwks?: ReturnType<typeof createRemoteJWKSet>;
+  /** When this process last wrote each key's lastUsedAt, so concurrent requests do not all write it. */
+  private readonly lastTouched = new Map<string, number>();
 
   constructor(
     private readonly models: Models,
@@ -50,12 +55,28 @@ export class Authenticator {
     if (!record || record.organizationId !== organizationId) throw unauthorized('invalid API key');
     // The key acts on behalf of its creator: it loses its rights when the creator leaves.
     const member = await this.member(organizationId, record.creatorUserId, 'the creator of this API key');
-    void this.models.ApiKey.updateOne({ _id: record._id }, { $set: { lastUsedAt: new Date() } }).exec();
+    this.touch(record._id, record.lastUsedAt);
     return {
       ...this.contextFor(member, 'api_key'),
       apiKeyId: record._id,
       apiKeyPermissions: record.permissions,
     };
+  }
+
+  /**
+   * Records that a key was used, to the minute: writing on every request would turn every API-key read into
+   * a read plus a write (the dominant cost of a read on the bench). Best effort and never awaited: a failed
+   * bookkeeping write must neither fail the request nor surface as an unhandled rejection.
+   */
+  private touch(apiKeyId: string, storedLastUsedAt: Date | null | undefined): void {
+    const now = Date.now();
+    const last = Math.max(storedLastUsedAt?.getTime() ?? 0, this.lastTouched.get(apiKeyId) ?? 0);
+    if (now - last < LAST_USED_RESOLUTION_MS) return;
+    if (this.lastTouched.size >= 10_000) this.lastTouched.clear();
+    this.lastTouched.set(apiKeyId, now);
+    this.models.ApiKey.updateOne({ _id: apiKeyId }, { $set: { lastUsedAt: new Date(now) } })
+      .exec()
+      .catch(() => this.lastTouched.delete(apiKeyId));
   }
 
   private async fromServiceToken(token: string, organizationId: string): Promise<RequestContext> {
@@ -66,7 +87,8 @@ export class Authenticator {
       if (err instanceof InvalidTokenError) throw unauthorized(err.message);
       throw err;
     }
-    if (claims.organizationId !== organizationId) throw unauthorized('token is not valid for this organization');
+    if (claims.organizationId !== organizationId)
+      throw unauthorized('token is not valid for this organization');
     const member = await this.member(organizationId, claims.userId, 'the token subject');
     if (claims.type === 'assume_role') {
       return {
@@ -91,9 +113,12 @@ export class Authenticator {
 
   private async fromOidc(token: string, organizationId: string): Promise<RequestContext> {
     if (!this.jwks || !this.oidc) throw unauthorized();
-    let payload;
+    let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.jwks, { issuer: this.oidc.issuer, audience: this.oidc.audience }));
+      ({ payload } = await jwtVerify(token, this.jwks, {
+        issuer: this.oidc.issuer,
+        audience: this.oidc.audience,
+      }));
     } catch {
       throw unauthorized('token signature or claims are invalid');
     }
@@ -125,5 +150,6 @@ export class Authenticator {
 
 /** Routes that manage credentials need a person, not a key or an embedded-chat token. */
 export function requireUserSession(ctx: RequestContext): void {
-  if (ctx.via !== 'session') throw forbidden('this operation requires a signed-in user session, not an API key');
+  if (ctx.via !== 'session')
+    throw forbidden('this operation requires a signed-in user session, not an API key');
 }

@@ -43,7 +43,12 @@ export class TokenService {
 
   private async sign(type: TokenType, org: string, userId: string, permissions: string[], ttl: number) {
     const now = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({ typ: type, org, role: type === 'assume_role' ? 'chat' : undefined, permissions })
+    const token = await new SignJWT({
+      typ: type,
+      org,
+      role: type === 'assume_role' ? 'chat' : undefined,
+      permissions,
+    })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer(this.issuer)
       .setAudience(AUDIENCE)
@@ -58,7 +63,11 @@ export class TokenService {
   async verify(token: string): Promise<TokenClaims> {
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.key, { issuer: this.issuer, audience: AUDIENCE, algorithms: ['HS256'] }));
+      ({ payload } = await jwtVerify(token, this.key, {
+        issuer: this.issuer,
+        audience: AUDIENCE,
+        algorithms: ['HS256'],
+      }));
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw new InvalidTokenError('token has expired');
       throw new InvalidTokenError('token signature or claims are invalid');
@@ -71,7 +80,9 @@ export class TokenService {
       type: typ,
       userId: sub,
       organizationId: org,
-      permissions: Array.isArray(permissions) ? permissions.filter((p): p is string => typeof p === 'string') : [],
+      permissions: Array.isArray(permissions)
+        ? permissions.filter((p): p is string => typeof p === 'string')
+        : [],
       issuedAt: new Date((iat ?? 0) * 1000),
       expiresAt: new Date((exp ?? 0) * 1000),
       tokenId: String(jti ?? ''),

@@ -43,7 +43,11 @@ export class ApiKeysRepository {
   async list(opts: PageRequest) {
     const filter = this.scope();
     const [items, total] = await Promise.all([
-      this.models.ApiKey.find(filter).sort({ createdAt: 1, _id: 1 }).skip(opts.offset).limit(opts.limit).lean(),
+      this.models.ApiKey.find(filter)
+        .sort({ createdAt: 1, _id: 1 })
+        .skip(opts.offset)
+        .limit(opts.limit)
+        .lean(),
       this.models.ApiKey.countDocuments(filter),
     ]);
     return { items, total };
@@ -59,7 +63,11 @@ export class ApiKeysRepository {
   }
 
   update(id: string, fields: { description?: string; permissions?: PermissionMap }) {
-    return this.models.ApiKey.findOneAndUpdate(this.scope({ _id: id }), { $set: fields }, { new: true }).lean();
+    return this.models.ApiKey.findOneAndUpdate(
+      this.scope({ _id: id }),
+      { $set: fields },
+      { new: true },
+    ).lean();
   }
 
   async remove(id: string): Promise<boolean> {

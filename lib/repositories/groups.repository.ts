@@ -44,7 +44,11 @@ export class GroupsRepository {
   async list(opts: { q?: string } & PageRequest) {
     const filter = this.scope(opts.q ? { name: containsPattern(opts.q) } : {});
     const [items, total] = await Promise.all([
-      this.models.UserGroup.find(filter).sort({ createdAt: 1, _id: 1 }).skip(opts.offset).limit(opts.limit).lean(),
+      this.models.UserGroup.find(filter)
+        .sort({ createdAt: 1, _id: 1 })
+        .skip(opts.offset)
+        .limit(opts.limit)
+        .lean(),
       this.models.UserGroup.countDocuments(filter),
     ]);
     return { items, total };
@@ -55,12 +59,20 @@ export class GroupsRepository {
   }
 
   async create(fields: GroupFields) {
-    const doc = await this.models.UserGroup.create({ _id: newId('grp'), organizationId: this.organizationId, ...fields });
+    const doc = await this.models.UserGroup.create({
+      _id: newId('grp'),
+      organizationId: this.organizationId,
+      ...fields,
+    });
     return doc.toObject();
   }
 
   update(id: string, fields: GroupFields) {
-    return this.models.UserGroup.findOneAndUpdate(this.scope({ _id: id }), { $set: fields }, { new: true }).lean();
+    return this.models.UserGroup.findOneAndUpdate(
+      this.scope({ _id: id }),
+      { $set: fields },
+      { new: true },
+    ).lean();
   }
 
   async remove(id: string): Promise<boolean> {
@@ -70,12 +82,17 @@ export class GroupsRepository {
 
   /** The default group id lives on the organization record. */
   async defaultGroupId(): Promise<string | null> {
-    const org = await this.models.Organization.findById(this.organizationId, { defaultUserGroupId: 1 }).lean();
+    const org = await this.models.Organization.findById(this.organizationId, {
+      defaultUserGroupId: 1,
+    }).lean();
     return org?.defaultUserGroupId ?? null;
   }
 
   async setDefault(id: string) {
-    await this.models.Organization.updateOne({ _id: this.organizationId }, { $set: { defaultUserGroupId: id } });
+    await this.models.Organization.updateOne(
+      { _id: this.organizationId },
+      { $set: { defaultUserGroupId: id } },
+    );
   }
 
   /** Clears the default only if it is still `id` (a concurrent request may have moved it). */

@@ -46,7 +46,11 @@ export class MembersRepository {
     if (opts.role) filter.role = opts.role;
     if (opts.q) filter.$or = [{ name: containsPattern(opts.q) }, { email: containsPattern(opts.q) }];
     const [items, total] = await Promise.all([
-      this.models.Member.find(filter).sort({ createdAt: 1, _id: 1 }).skip(opts.offset).limit(opts.limit).lean(),
+      this.models.Member.find(filter)
+        .sort({ createdAt: 1, _id: 1 })
+        .skip(opts.offset)
+        .limit(opts.limit)
+        .lean(),
       this.models.Member.countDocuments(filter),
     ]);
     return { items, total };
@@ -75,11 +79,19 @@ export class MembersRepository {
   }
 
   setRole(userId: string, role: Role) {
-    return this.models.Member.findOneAndUpdate(this.scope({ userId }), { $set: { role } }, { new: true }).lean();
+    return this.models.Member.findOneAndUpdate(
+      this.scope({ userId }),
+      { $set: { role } },
+      { new: true },
+    ).lean();
   }
 
   setGroup(userId: string, userGroupId: string) {
-    return this.models.Member.findOneAndUpdate(this.scope({ userId }), { $set: { userGroupId } }, { new: true }).lean();
+    return this.models.Member.findOneAndUpdate(
+      this.scope({ userId }),
+      { $set: { userGroupId } },
+      { new: true },
+    ).lean();
   }
 
   async clearGroup(userGroupId: string) {

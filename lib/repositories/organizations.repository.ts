@@ -14,7 +14,11 @@ export class OrganizationRepository {
   }
 
   update(set: Partial<OrganizationDoc>) {
-    return this.models.Organization.findByIdAndUpdate(this.organizationId, { $set: set }, { new: true }).lean();
+    return this.models.Organization.findByIdAndUpdate(
+      this.organizationId,
+      { $set: set },
+      { new: true },
+    ).lean();
   }
 }
 

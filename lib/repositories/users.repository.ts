@@ -16,7 +16,11 @@ export class UserAccountsRepository {
   }
 
   async create(fields: { email: string; name: string; sourceId?: string }): Promise<UserDoc> {
-    const doc = await this.models.User.create({ _id: newId('usr'), ...fields, email: fields.email.toLowerCase() });
+    const doc = await this.models.User.create({
+      _id: newId('usr'),
+      ...fields,
+      email: fields.email.toLowerCase(),
+    });
     return doc.toObject();
   }
 

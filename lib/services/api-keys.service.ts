@@ -8,6 +8,11 @@ import { newId } from '@lib/ids';
 import { page, type PageRequest } from '@lib/paging';
 import { ApiKeysRepository, toApiKeyView } from '@lib/repositories/api-keys.repository';
 
+export interface ApiKeyBody {
+  description?: string;
+  permissions?: PermissionMap;
+}
+
 export class ApiKeysService {
   constructor(private readonly models: Models) {}
 
@@ -17,7 +22,7 @@ export class ApiKeysService {
   }
 
   /** The key value is in this response only; the store keeps its hash. */
-  async create(ctx: RequestContext, body: { description?: string; permissions?: PermissionMap }) {
+  async create(ctx: RequestContext, body: ApiKeyBody) {
     const { key, keyHash, keyPrefix } = generateApiKey();
     const record = await this.repo(ctx).create({
       _id: newId('key'),
@@ -41,7 +46,7 @@ export class ApiKeysService {
     return toApiKeyView(record);
   }
 
-  async update(ctx: RequestContext, id: string, body: { description?: string; permissions?: PermissionMap }) {
+  async update(ctx: RequestContext, id: string, body: ApiKeyBody) {
     const record = await this.repo(ctx).update(id, body);
     if (!record) throw notFound('API key');
     return toApiKeyView(record);

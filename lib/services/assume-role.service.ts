@@ -39,8 +39,18 @@ export class AssumeRoleService {
       });
       member = (await members.get(user._id)) ?? (await this.addChatMember(members, user));
     }
-    const { token, expiresAt } = await this.tokens.signAssumeRole(ctx.organizationId, member.userId, body.permissions ?? []);
-    return { token, expiresAt: expiresAt.toISOString(), userId: member.userId, organizationId: ctx.organizationId, role: 'chat' as const };
+    const { token, expiresAt } = await this.tokens.signAssumeRole(
+      ctx.organizationId,
+      member.userId,
+      body.permissions ?? [],
+    );
+    return {
+      token,
+      expiresAt: expiresAt.toISOString(),
+      userId: member.userId,
+      organizationId: ctx.organizationId,
+      role: 'chat' as const,
+    };
   }
 
   private async addChatMember(members: MembersRepository, user: Parameters<MembersRepository['add']>[0]) {
@@ -63,7 +73,8 @@ export class AssumeRoleService {
       throw err;
     }
     if (claims.type !== 'assume_role') throw invalidToken('not an assume-role token');
-    if (claims.organizationId !== organizationId) throw invalidToken('token was issued for another organization');
+    if (claims.organizationId !== organizationId)
+      throw invalidToken('token was issued for another organization');
     return {
       valid: true as const,
       userId: claims.userId,

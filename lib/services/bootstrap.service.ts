@@ -19,7 +19,10 @@ export async function bootstrapOrganization(
   input: { orgName: string; email: string; name: string },
 ) {
   const org = await createOrganization(models, input.orgName);
-  const { user } = await new UserAccountsRepository(models).findOrCreate({ email: input.email, name: input.name });
+  const { user } = await new UserAccountsRepository(models).findOrCreate({
+    email: input.email,
+    name: input.name,
+  });
   await new MembersRepository(models, org._id).add(user, 'owner');
   const { key, keyHash, keyPrefix } = generateApiKey();
   await new ApiKeysRepository(models, org._id).create({

@@ -5,7 +5,7 @@ import { page, type PageRequest } from '@lib/paging';
 import { GroupsRepository, toGroupView, type GroupFields } from '@lib/repositories/groups.repository';
 import { MembersRepository } from '@lib/repositories/members.repository';
 
-type GroupBody = GroupFields & { isDefault: boolean };
+export type GroupBody = GroupFields & { isDefault: boolean };
 
 export class GroupsService {
   constructor(private readonly models: Models) {}
@@ -33,14 +33,22 @@ export class GroupsService {
 
   async create(ctx: RequestContext, body: GroupBody) {
     const repo = this.repo(ctx);
-    const group = await repo.create({ name: body.name, description: body.description, fullAccess: body.fullAccess });
+    const group = await repo.create({
+      name: body.name,
+      description: body.description,
+      fullAccess: body.fullAccess,
+    });
     if (body.isDefault) await repo.setDefault(group._id);
     return this.get(ctx, group._id);
   }
 
   async update(ctx: RequestContext, id: string, body: GroupBody) {
     const repo = this.repo(ctx);
-    const group = await repo.update(id, { name: body.name, description: body.description, fullAccess: body.fullAccess });
+    const group = await repo.update(id, {
+      name: body.name,
+      description: body.description,
+      fullAccess: body.fullAccess,
+    });
     if (!group) throw notFound('user group');
     if (body.isDefault) await repo.setDefault(id);
     else await repo.unsetDefault(id);
@@ -51,7 +59,10 @@ export class GroupsService {
   async remove(ctx: RequestContext, id: string) {
     const repo = this.repo(ctx);
     if (!(await repo.remove(id))) throw notFound('user group');
-    await Promise.all([repo.unsetDefault(id), new MembersRepository(this.models, ctx.organizationId).clearGroup(id)]);
+    await Promise.all([
+      repo.unsetDefault(id),
+      new MembersRepository(this.models, ctx.organizationId).clearGroup(id),
+    ]);
     return { message: 'user group deleted', userGroupId: id };
   }
 
@@ -60,6 +71,11 @@ export class GroupsService {
     if (!(await this.repo(ctx).get(id))) throw notFound('user group');
     const member = await new MembersRepository(this.models, ctx.organizationId).setGroup(userId, id);
     if (!member) throw notFound('user');
-    return { organizationId: ctx.organizationId, userGroupId: id, userId, updatedAt: member.updatedAt.toISOString() };
+    return {
+      organizationId: ctx.organizationId,
+      userGroupId: id,
+      userId,
+      updatedAt: member.updatedAt.toISOString(),
+    };
   }
 }

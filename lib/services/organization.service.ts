@@ -17,7 +17,9 @@ const DIRECT_FIELDS = [
   'tradingAddress',
 ] as const;
 
-export type OrganizationPatch = Partial<Pick<OrganizationDoc, (typeof DIRECT_FIELDS)[number] | 'name' | 'abn' | 'billingVisibility'>>;
+export type OrganizationPatch = Partial<
+  Pick<OrganizationDoc, (typeof DIRECT_FIELDS)[number] | 'name' | 'abn' | 'billingVisibility'>
+>;
 
 function pendingView(c: PendingChange) {
   return {
@@ -45,7 +47,9 @@ export function toSettingsView(org: OrganizationDoc, ctx: { capabilities: Readon
     pendingChanges: org.pendingChanges.map(pendingView),
     hostsPublicContent: org.hostsPublicContent,
     billingVisibility: org.billingVisibility,
-    ...(canSeeBilling ? { subscription: { plan: org.subscription.plan, status: org.subscription.status } } : {}),
+    ...(canSeeBilling
+      ? { subscription: { plan: org.subscription.plan, status: org.subscription.status } }
+      : {}),
     createdAt: org.createdAt.toISOString(),
     updatedAt: org.updatedAt.toISOString(),
   };
@@ -69,7 +73,8 @@ export class OrganizationService {
     if (!org) throw notFound('organization');
 
     const set: Partial<OrganizationDoc> = {};
-    for (const field of DIRECT_FIELDS) if (patch[field] !== undefined) Object.assign(set, { [field]: patch[field] });
+    for (const field of DIRECT_FIELDS)
+      if (patch[field] !== undefined) Object.assign(set, { [field]: patch[field] });
     if (patch.billingVisibility !== undefined) set.billingVisibility = patch.billingVisibility;
 
     let pending = org.pendingChanges;
@@ -82,7 +87,13 @@ export class OrganizationService {
       }
       // A newer request for the same field replaces the older pending one.
       pending = pending.filter((c) => c.field !== field);
-      pending.push({ changeId: newId('chg'), field, value, requestedByUserId: ctx.userId, requestedAt: new Date() });
+      pending.push({
+        changeId: newId('chg'),
+        field,
+        value,
+        requestedByUserId: ctx.userId,
+        requestedAt: new Date(),
+      });
     }
     set.pendingChanges = pending;
     const updated = await repo.update(set);
@@ -92,15 +103,27 @@ export class OrganizationService {
 }
 
 /** Operator actions on queued changes (used by the CLI, never exposed to tenants). */
-export async function decidePendingChange(models: Models, organizationId: string, changeId: string, approve: boolean) {
+export async function decidePendingChange(
+  models: Models,
+  organizationId: string,
+  changeId: string,
+  approve: boolean,
+) {
   const repo = new OrganizationRepository(models, organizationId);
   const org = await repo.get();
   if (!org) throw notFound('organization');
   const change = org.pendingChanges.find((c) => c.changeId === changeId);
   if (!change) throw notFound('pending change');
-  const set: Partial<OrganizationDoc> = { pendingChanges: org.pendingChanges.filter((c) => c.changeId !== changeId) };
+  const set: Partial<OrganizationDoc> = {
+    pendingChanges: org.pendingChanges.filter((c) => c.changeId !== changeId),
+  };
   if (approve) set[change.field] = change.value;
   const updated = await repo.update(set);
   if (!updated) throw notFound('organization');
-  return { organizationId, change: pendingView(change), approved: approve, [change.field]: updated[change.field] };
+  return {
+    organizationId,
+    change: pendingView(change),
+    approved: approve,
+    [change.field]: updated[change.field],
+  };
 }

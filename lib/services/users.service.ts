@@ -44,7 +44,8 @@ export class UsersService {
     try {
       member = await members.add(user, body.role);
     } catch (err) {
-      if ((err as { code?: number }).code === 11000) throw conflict(`${user.email} is already a member of this organization`);
+      if ((err as { code?: number }).code === 11000)
+        throw conflict(`${user.email} is already a member of this organization`);
       throw err;
     }
     if (created) await this.invite(ctx, member.userId, user.email, user.name, body.role);
@@ -98,7 +99,8 @@ export class UsersService {
     }
     if (reassignWorkflowsTo !== undefined) {
       if (reassignWorkflowsTo === userId) throw badRequest('reassignWorkflowsTo must name another member');
-      if (!(await members.get(reassignWorkflowsTo))) throw badRequest('reassignWorkflowsTo is not a member of this organization');
+      if (!(await members.get(reassignWorkflowsTo)))
+        throw badRequest('reassignWorkflowsTo is not a member of this organization');
       // Workflow ownership is introduced with chains and schedules; they reassign through this hook.
     }
     if (!(await members.remove(userId))) throw notFound('user');

@@ -1,4 +1,9 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, type WorkflowStartOptions } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  WorkflowExecutionAlreadyStartedError,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 
 export interface TemporalSettings {
@@ -26,10 +31,14 @@ export async function startIdempotent<W extends Workflow>(
   options: Omit<WorkflowStartOptions<W>, 'taskQueue'>,
 ): Promise<{ workflowId: string; alreadyStarted: boolean }> {
   try {
-    await temporal.client.workflow.start<W>(workflow, { ...options, taskQueue: temporal.taskQueue } as WorkflowStartOptions<W>);
+    await temporal.client.workflow.start<W>(workflow, {
+      ...options,
+      taskQueue: temporal.taskQueue,
+    } as WorkflowStartOptions<W>);
     return { workflowId: options.workflowId, alreadyStarted: false };
   } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return { workflowId: options.workflowId, alreadyStarted: true };
+    if (err instanceof WorkflowExecutionAlreadyStartedError)
+      return { workflowId: options.workflowId, alreadyStarted: true };
     throw err;
   }
 }

@@ -23,7 +23,12 @@ export interface TestOrg {
 }
 
 /** Adds a member with a fresh account and returns a session token for them. */
-export async function addMember(env: TestEnv, organizationId: string, role: Role, name = role): Promise<TestUser> {
+export async function addMember(
+  env: TestEnv,
+  organizationId: string,
+  role: Role,
+  name: string = role,
+): Promise<TestUser> {
   const email = `${role}-${newId('u').slice(2).toLowerCase()}@example.test`;
   const user = await new UserAccountsRepository(env.deps.models).create({ email, name });
   await new MembersRepository(env.deps.models, organizationId).add(user, role);
@@ -34,7 +39,11 @@ export async function addMember(env: TestEnv, organizationId: string, role: Role
 /** A new organization with an owner, an admin and a chat member: every test makes its own. */
 export async function createTestOrg(env: TestEnv, name = 'Test Org'): Promise<TestOrg> {
   const ownerEmail = `owner-${newId('u').slice(2).toLowerCase()}@example.test`;
-  const boot = await bootstrapOrganization(env.deps.models, env.deps.tokens, { orgName: name, email: ownerEmail, name: 'Olive Owner' });
+  const boot = await bootstrapOrganization(env.deps.models, env.deps.tokens, {
+    orgName: name,
+    email: ownerEmail,
+    name: 'Olive Owner',
+  });
   // One after the other: member lists are ordered by creation.
   const admin = await addMember(env, boot.organizationId, 'admin', 'Adam Admin');
   const chat = await addMember(env, boot.organizationId, 'chat', 'Chad Chat');

@@ -1,6 +1,9 @@
 /** Polls until `check` returns a value (not undefined/false) or the deadline passes. Not a timing
  * assertion: the deadline only bounds how long a failing test hangs. */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -12,5 +15,7 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`condition not met in ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`);
+  throw new Error(
+    `condition not met in ${timeoutMs} ms${lastError instanceof Error ? `: ${lastError.message}` : ''}`,
+  );
 }
