@@ -17,11 +17,15 @@ const env = {
   VALIDATE_RESPONSES: 'true',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
 };
-const mocha = spawn(join(ROOT, 'node_modules/.bin/mocha'), process.argv.slice(2), {
-  cwd: ROOT,
-  env,
-  stdio: 'inherit',
-});
+const mocha = spawn(
+  join(ROOT, 'node_modules/.bin/mocha'),
+  process.argv.length > 2 ? process.argv.slice(2) : ['test/**/*.test.ts'],
+  {
+    cwd: ROOT,
+    env,
+    stdio: 'inherit',
+  },
+);
 const code = await new Promise((resolve) => mocha.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 await stack.stop();
 if (!process.env.KEEP_TEST_DATA) rmSync(dataDir, { recursive: true, force: true });

@@ -6,7 +6,7 @@ import type { TestEnv } from './env';
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
 /** Bundling takes seconds: do it once per run and give every test worker the same bundle. */
-function workflowBundle() {
+export function workflowBundle() {
   bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('@workflows/index'), logger: silentLogger });
   return bundle;
 }

@@ -1,0 +1,64 @@
+// `npm run bench [name…]`: provision and start a throwaway test-profile stack, run the named benchmarks
+// (bench/<name>.ts; default: every bench/*.ts in order, except `_`-prefixed scratch files) one after the
+// other against it, then stop the stack.
+// STACK_PORT_OFFSET shifts the stack's ports as for `npm test`; KEEP_BENCH_DATA keeps the data folder.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureNpmDeps, log, provision, ROOT, STACK_DIR } from '../stack/provision.mjs';
+import { startStack } from '../stack/services.mjs';
+
+const benchDir = join(ROOT, 'bench');
+const names = process.argv.slice(2).map((n) => n.replace(/^bench\//, '').replace(/\.ts$/, ''));
+const all = readdirSync(benchDir)
+  .filter((f) => f.endsWith('.ts') && !f.startsWith('_'))
+  .map((f) => f.slice(0, -3))
+  .sort();
+const selected = names.length > 0 ? names : all;
+const unknown = selected.filter((n) => !existsSync(join(benchDir, `${n}.ts`)));
+if (unknown.length > 0) {
+  log(`unknown benchmark(s): ${unknown.join(', ')}; available: ${all.join(', ')}`);
+  process.exit(2);
+}
+
+ensureNpmDeps();
+const bins = provision();
+const dataDir = join(STACK_DIR, 'bench-data', String(Date.now()));
+const stack = await startStack({ profile: 'test', dataDir, bins });
+
+const env = {
+  ...process.env,
+  ...stack.env,
+  NODE_ENV: 'production',
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+};
+let code = 0;
+let current;
+const stopAll = async () => {
+  current?.kill('SIGTERM');
+  await stack.stop();
+  if (!process.env.KEEP_BENCH_DATA) rmSync(dataDir, { recursive: true, force: true });
+};
+process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
+
+try {
+  for (const name of selected) {
+    log(`bench ${name}`);
+    current = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(benchDir, `${name}.ts`)], {
+      cwd: ROOT,
+      env,
+      stdio: 'inherit',
+    });
+    const exit = await new Promise((resolve) =>
+      current.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))),
+    );
+    current = undefined;
+    if (exit !== 0) {
+      log(`bench ${name} failed (exit ${exit})`);
+      code = 1;
+    }
+  }
+} finally {
+  await stopAll();
+}
+process.exit(code);
