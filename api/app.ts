@@ -6,11 +6,16 @@ import type { Deps } from '@lib/deps';
 import { openApiSpecPath } from '@lib/spec';
 import { docsRouter } from './docs';
 import { errorHandler } from './error-handler';
+import { agentAttachmentsRouter } from './routes/agent-attachments';
+import { agentsRouter } from './routes/agents';
 import { apiKeysRouter } from './routes/api-keys';
 import { assumeRoleRouter } from './routes/assume-role';
+import { conversationsRouter } from './routes/conversations';
+import { groupAgentsRouter } from './routes/group-agents';
 import { groupsRouter } from './routes/groups';
 import { organizationRouter } from './routes/organization';
 import { systemRouter } from './routes/system';
+import { tablesBatchBodyParser, tablesRouter } from './routes/tables';
 import { usersRouter } from './routes/users';
 import { bearerAuthHandler } from './security';
 
@@ -28,6 +33,8 @@ export function createApp(deps: Deps): Express {
       customProps: (req) => ({ organizationId: req.ctx?.organizationId, userId: req.ctx?.userId }),
     }),
   );
+  // Batch row inserts get their own, larger body limit (see routes/tables.ts); everything else this one.
+  app.use(tablesBatchBodyParser());
   app.use(express.json({ limit: deps.config.jsonBodyLimit }));
   app.use(docsRouter());
   app.use(
@@ -38,7 +45,19 @@ export function createApp(deps: Deps): Express {
       validateSecurity: { handlers: { bearerAuth: bearerAuthHandler(deps.authenticator) } },
     }),
   );
-  for (const router of [systemRouter, organizationRouter, usersRouter, groupsRouter, apiKeysRouter, assumeRoleRouter]) {
+  for (const router of [
+    systemRouter,
+    organizationRouter,
+    usersRouter,
+    groupsRouter,
+    apiKeysRouter,
+    assumeRoleRouter,
+    tablesRouter,
+    conversationsRouter,
+    agentsRouter,
+    agentAttachmentsRouter,
+    groupAgentsRouter,
+  ]) {
     app.use(router(deps));
   }
   app.use(errorHandler(deps.logger));

@@ -3,18 +3,21 @@ import { loadConfig } from '@lib/config';
 import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { createApp } from './app';
+import { attachRealtime } from './realtime';
 
 async function main() {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { process: 'api' });
   const deps = await createDeps(config, logger);
   const server = createServer(createApp(deps));
+  const realtime = attachRealtime(server, deps);
   server.listen(config.port, () => logger.info({ port: config.port }, 'api listening'));
   const shutdown = () => {
     logger.info('api shutting down');
-    server.close(() => {
-      void closeDeps(deps).then(() => process.exit(0));
-    });
+    void realtime
+      .close()
+      .then(() => closeDeps(deps))
+      .then(() => process.exit(0));
     setTimeout(() => process.exit(0), 10_000).unref();
   };
   process.on('SIGTERM', shutdown);

@@ -44,6 +44,11 @@ const schema = z.object({
   OIDC_JWKS_URL: z.string().url().optional(),
   OIDC_AUDIENCE: z.string().optional(),
 
+  OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
+  OPENAI_API_KEY: z.string().default(''),
+  /** Allow callbackUrl and outbound tool requests to private, loopback and link-local addresses. */
+  ALLOW_PRIVATE_OUTBOUND: bool,
+
   VALIDATE_RESPONSES: bool,
   JSON_BODY_LIMIT: z.string().default('1mb'),
 });
@@ -89,6 +94,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
         ? { issuer: c.OIDC_ISSUER, jwksUrl: c.OIDC_JWKS_URL, audience: c.OIDC_AUDIENCE }
         : undefined,
     },
+    llm: { baseUrl: c.OPENAI_BASE_URL, apiKey: c.OPENAI_API_KEY },
+    allowPrivateOutbound: c.ALLOW_PRIVATE_OUTBOUND ?? false,
     validateResponses: c.VALIDATE_RESPONSES ?? false,
     jsonBodyLimit: c.JSON_BODY_LIMIT,
   };

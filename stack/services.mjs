@@ -111,7 +111,11 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
     });
     children.push({ name, child });
     const exited = new Promise((_, reject) =>
-      child.once('exit', (code) => reject(new Error(`${name} exited during start-up (${code}); see ${join(dataDir, 'logs', `${name}.log`)}`))),
+      child.once('exit', (code) =>
+        reject(
+          new Error(`${name} exited during start-up (${code}); see ${join(dataDir, 'logs', `${name}.log`)}`),
+        ),
+      ),
     );
     exited.catch(() => {});
     await Promise.race([waitForPort(port, name), exited]);
@@ -140,7 +144,9 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
   const onSignal = () => void stop().then(() => process.exit(130));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  process.once('exit', () => children.forEach(({ child }) => child.exitCode === null && child.kill('SIGKILL')));
+  process.once('exit', () =>
+    children.forEach(({ child }) => child.exitCode === null && child.kill('SIGKILL')),
+  );
 
   try {
     const tasks = [];

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { AppError } from '@lib/errors';
 import { buildRowFilter, likePattern, parseFilterSegment, splitFilterSegments } from '@lib/tables/filters';
 import { parseOrderBy } from '@lib/tables/order-by';
-import { checkRowForInsert } from '@lib/tables/rows';
+import { RowChecker } from '@lib/tables/rows';
 import { parseIsoTimestamp } from '@lib/tables/timestamp';
 import { canonicalJson, type ColumnType } from '@lib/tables/values';
 
@@ -142,13 +142,13 @@ describe('Custom tables: grammar units', () => {
         ddFieldName: null,
       },
     ];
-    expect(checkRowForInsert(fields, {})).to.deep.equal({ ok: true, values: { x: 3, y: null } });
-    expect(checkRowForInsert(fields, { x: null })).to.deep.equal({
+    expect(new RowChecker(fields).insert({})).to.deep.equal({ ok: true, values: { x: 3, y: null } });
+    expect(new RowChecker(fields).insert({ x: null })).to.deep.equal({
       ok: false,
       problems: [{ field: 'x', message: "'x' is required and cannot be null" }],
     });
     const proto = JSON.parse('{"__proto__": 1, "constructor": 2}') as unknown;
-    const res = checkRowForInsert(fields, proto);
+    const res = new RowChecker(fields).insert(proto);
     expect(res.ok).to.equal(false);
   });
 });

@@ -1,8 +1,8 @@
 import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig } from '@lib/config';
 import { createLogger } from '@lib/logger';
-import { createMailer } from '@lib/mail';
 import { createWorker } from './create-worker';
+import { createWorkerDeps } from './worker-deps';
 
 async function main() {
   const config = loadConfig();
@@ -19,17 +19,14 @@ async function main() {
     },
     telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } },
   });
-  const mailer = createMailer(config.mail.smtpUrl, config.mail.from);
-  const { worker, connection } = await createWorker(config.temporal, {
-    mailer,
-    publicBaseUrl: config.publicBaseUrl,
-  });
+  const resources = await createWorkerDeps(config);
+  const { worker, connection } = await createWorker(config.temporal, resources.deps);
   logger.info('worker started');
   try {
     await worker.run();
   } finally {
     await connection.close();
-    mailer.close();
+    await resources.close();
   }
 }
 

@@ -2,6 +2,7 @@ import type { RequestContext } from '@lib/auth/context';
 import type { Models } from '@lib/db/models';
 import { notFound } from '@lib/errors';
 import { page, type PageRequest } from '@lib/paging';
+import { GroupAgentsRepository } from '@lib/repositories/group-agents.repository';
 import { GroupsRepository, toGroupView, type GroupFields } from '@lib/repositories/groups.repository';
 import { MembersRepository } from '@lib/repositories/members.repository';
 
@@ -55,13 +56,14 @@ export class GroupsService {
     return this.get(ctx, id);
   }
 
-  /** Deletes the group; its members fall back to the default group. */
+  /** Deletes the group and its agent mappings; its members fall back to the default group. */
   async remove(ctx: RequestContext, id: string) {
     const repo = this.repo(ctx);
     if (!(await repo.remove(id))) throw notFound('user group');
     await Promise.all([
       repo.unsetDefault(id),
       new MembersRepository(this.models, ctx.organizationId).clearGroup(id),
+      new GroupAgentsRepository(this.models, ctx.organizationId).removeForGroup(id),
     ]);
     return { message: 'user group deleted', userGroupId: id };
   }

@@ -1,5 +1,5 @@
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createMailer } from '@lib/mail';
+import { createWorkerDeps } from '@worker/worker-deps';
 import { createWorker } from '@worker/create-worker';
 import type { TestEnv } from './env';
 
@@ -16,12 +16,10 @@ const silentLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: no
 
 /** Runs a real worker on the env's task queue until stop() is called. */
 export async function startTestWorker(env: TestEnv) {
-  const mailer = createMailer(env.config.mail.smtpUrl, env.config.mail.from);
-  const { worker, connection } = await createWorker(
-    env.config.temporal,
-    { mailer, publicBaseUrl: env.config.publicBaseUrl },
-    { workflowBundle: await workflowBundle() },
-  );
+  const resources = await createWorkerDeps(env.config);
+  const { worker, connection } = await createWorker(env.config.temporal, resources.deps, {
+    workflowBundle: await workflowBundle(),
+  });
   const running = worker.run();
   return {
     worker,
@@ -29,7 +27,7 @@ export async function startTestWorker(env: TestEnv) {
       worker.shutdown();
       await running;
       await connection.close();
-      mailer.close();
+      await resources.close();
     },
   };
 }

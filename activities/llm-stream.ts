@@ -1,0 +1,104 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import OpenAI from 'openai';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { isReasoningModel } from '@lib/llm';
+import type { ChatMessage, ChatToolCall, ToolDefinition } from '@workflows/messages';
+
+export interface ModelCall {
+  model: string;
+  temperature: number;
+  reasoning?: string;
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
+}
+
+export function toOpenAiMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {
+  return messages.map((m): ChatCompletionMessageParam => {
+    if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+    if (m.role === 'assistant') {
+      return {
+        role: 'assistant',
+        content: m.content,
+        ...(m.toolCalls?.length
+          ? {
+              tool_calls: m.toolCalls.map((t) => ({
+                id: t.id,
+                type: 'function' as const,
+                function: { name: t.name, arguments: t.arguments },
+              })),
+            }
+          : {}),
+      };
+    }
+    return { role: m.role, content: m.content };
+  });
+}
+
+function toOpenAiTools(tools: ToolDefinition[]): ChatCompletionTool[] | undefined {
+  if (!tools.length) return undefined;
+  return tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }));
+}
+
+/** 4xx answers other than 408/409/429 will fail the same way again: stop retrying them. */
+function classify(err: unknown): never {
+  if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
+    const retryable = err.status === 408 || err.status === 409 || err.status === 429 || err.status >= 500;
+    if (!retryable)
+      throw ApplicationFailure.nonRetryable(
+        `the model rejected the request (${err.status}): ${err.message}`,
+        'LlmRequestRejected',
+      );
+  }
+  throw err;
+}
+
+/**
+ * Streams one model call, handing each text delta to `onDelta` and heartbeating so a dead worker is noticed
+ * quickly; returns the whole text and any tool calls.
+ */
+export async function streamModel(
+  client: OpenAI,
+  call: ModelCall,
+  onDelta: (text: string) => void,
+): Promise<{ content: string; toolCalls: ChatToolCall[] }> {
+  const reasoning = isReasoningModel(call.model);
+  let content = '';
+  const calls: Array<{ id: string; name: string; arguments: string }> = [];
+  try {
+    const stream = await client.chat.completions.create(
+      {
+        model: call.model,
+        messages: toOpenAiMessages(call.messages),
+        tools: toOpenAiTools(call.tools),
+        stream: true,
+        ...(reasoning
+          ? call.reasoning && call.reasoning !== 'none'
+            ? { reasoning_effort: call.reasoning as 'low' | 'medium' | 'high' }
+            : {}
+          : { temperature: call.temperature }),
+      },
+      { signal: Context.current().cancellationSignal },
+    );
+    for await (const chunk of stream) {
+      Context.current().heartbeat();
+      const delta = chunk.choices[0]?.delta;
+      if (!delta) continue;
+      if (delta.content) {
+        content += delta.content;
+        onDelta(delta.content);
+      }
+      for (const t of delta.tool_calls ?? []) {
+        const slot = (calls[t.index] ??= { id: '', name: '', arguments: '' });
+        if (t.id) slot.id = t.id;
+        if (t.function?.name) slot.name += t.function.name;
+        if (t.function?.arguments) slot.arguments += t.function.arguments;
+      }
+    }
+  } catch (err) {
+    classify(err);
+  }
+  return { content, toolCalls: calls.filter(Boolean).map((c, i) => ({ ...c, id: c.id || `call_${i}` })) };
+}

@@ -1,0 +1,134 @@
+import { Context } from '@temporalio/activity';
+import type OpenAI from 'openai';
+import type { Models } from '@lib/db/models';
+import { ConversationsRepository, toMessageView } from '@lib/repositories/conversations.repository';
+import type { RealtimeEmitter } from '@lib/realtime/emitter';
+import type { EventTarget } from '@lib/realtime/rooms';
+import type { AgentCallInput, ChatMessage, ToolDefinition, TurnInput } from '@workflows/messages';
+import { loadAgentTools } from './agent-tools';
+import { streamModel, type ModelCall } from './llm-stream';
+
+export interface TurnDeps {
+  models: Models;
+  llm: OpenAI;
+  realtime: RealtimeEmitter;
+}
+
+async function loadAgent(models: Models, organizationId: string, agentId: string) {
+  const agent = await models.Agent.findOne({ organizationId, agentId }).lean();
+  if (!agent) throw new Error(`agent ${agentId} no longer exists`);
+  return {
+    model: agent.model,
+    temperature: Number(agent.creativityScore ?? '0.4'),
+    reasoning: agent.reasoning,
+    instructions: agent.instructions,
+    tools: await loadAgentTools(models, organizationId, agentId),
+  };
+}
+
+export interface TurnSetup {
+  model: string;
+  temperature: number;
+  reasoning?: string;
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
+  target: EventTarget;
+}
+
+export function createTurnActivities(deps: TurnDeps) {
+  return {
+    /** Agent settings, the conversation so far and the tools the model may call. */
+    async loadTurn(input: TurnInput): Promise<TurnSetup> {
+      const repo = new ConversationsRepository(deps.models, input.organizationId);
+      const [conversation, agent, history] = await Promise.all([
+        repo.get(input.conversationId),
+        loadAgent(deps.models, input.organizationId, input.agentId),
+        repo.messages(input.conversationId),
+      ]);
+      if (!conversation) throw new Error('the conversation no longer exists');
+      const frontend = (input.frontendTools ?? []).map((t): ToolDefinition => ({
+        name: t.name,
+        description: t.description ?? '',
+        parameters: t.parameters ?? { type: 'object', properties: {} },
+        executor: 'frontend',
+      }));
+      return {
+        ...agent,
+        messages: [
+          { role: 'system', content: agent.instructions },
+          ...history.map((m): ChatMessage => ({
+            role: m.role,
+            content: m.content.map((p) => p.text).join(''),
+          })),
+        ],
+        tools: [...agent.tools, ...frontend],
+        target: {
+          organizationId: input.organizationId,
+          conversationId: input.conversationId,
+          userId: conversation.creatorUserId,
+        },
+      };
+    },
+
+    /** Settings and tools of an agent asked by another agent; its only message is the question. */
+    async loadAgentCall(input: AgentCallInput) {
+      const agent = await loadAgent(deps.models, input.organizationId, input.agentId);
+      const messages: ChatMessage[] = [
+        { role: 'system', content: agent.instructions },
+        { role: 'user', content: input.prompt },
+      ];
+      return { ...agent, messages };
+    },
+
+    /** One streamed model call; deltas go to the chat client as they arrive. */
+    async callModel(input: ModelCall & { requestId: string; target?: EventTarget }) {
+      // A retried attempt streams again from the start: `attempt` tells clients to drop earlier deltas.
+      const { attempt } = Context.current().info;
+      const { target } = input;
+      let seq = 0;
+      return streamModel(deps.llm, input, (text) => {
+        if (target)
+          deps.realtime.emit('conversation', target, {
+            type: 'delta',
+            requestId: input.requestId,
+            attempt,
+            seq: seq++,
+            text,
+          });
+      });
+    },
+
+    emitTurnEvent(input: {
+      target: EventTarget;
+      event: 'conversation' | 'tool-update';
+      payload: Record<string, unknown>;
+    }): Promise<void> {
+      deps.realtime.emit(input.event, input.target, input.payload);
+      return Promise.resolve();
+    },
+
+    /** Stores the reply once (idempotent per requestId) and delivers it. */
+    async saveReply(input: {
+      target: EventTarget;
+      requestId: string;
+      text: string;
+      status: 'complete' | 'error';
+    }) {
+      const repo = new ConversationsRepository(deps.models, input.target.organizationId);
+      const { message } = await repo.putMessage({
+        conversationId: input.target.conversationId,
+        requestId: input.requestId,
+        role: 'assistant',
+        status: input.status,
+        text: input.text,
+      });
+      const view = toMessageView(message);
+      deps.realtime.emit('conversation', input.target, {
+        type: input.status === 'error' ? 'error' : 'message',
+        requestId: input.requestId,
+        message: view,
+      });
+      return view;
+    },
+  };
+}

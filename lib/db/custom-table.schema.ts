@@ -1,0 +1,62 @@
+import { Schema } from 'mongoose';
+
+export const FIELD_TYPES = ['text', 'numeric', 'boolean', 'timestamp', 'jsonb'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export interface TableFieldDoc {
+  name: string;
+  type: FieldType;
+  required: boolean;
+  /** The default as JSON text in its wire form (timestamps normalised to ISO 8601 UTC); null when none.
+   * Kept as text so a jsonb default with `$` or `.` keys never reaches the store as a document. */
+  defaultJson: string | null;
+  comments: string;
+  /** Data Dictionary field this column is linked to; always equal to `name` while set. */
+  ddFieldName: string | null;
+}
+
+/** A user-defined table. Its rows live in their own collection (see lib/tables/storage.ts). */
+export interface CustomTableDoc {
+  _id: string;
+  organizationId: string;
+  name: string;
+  description: string | null;
+  fields: TableFieldDoc[];
+  creatorUserId: string;
+  /** Hint for the next free row id: the end+1 of the newest id block this process saw. Only a hint, the
+   * id blocks (table-row-id-block.schema.ts) are the truth, so a lost update here costs a retry, not an id. */
+  nextRowId: number;
+  /** Bumped by every definition change; column changes compare-and-set on it. */
+  schemaVersion: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const fieldSchema = new Schema<TableFieldDoc>(
+  {
+    name: { type: String, required: true },
+    type: { type: String, required: true, enum: FIELD_TYPES },
+    required: { type: Boolean, required: true },
+    defaultJson: { type: String, default: null },
+    comments: { type: String, default: '' },
+    ddFieldName: { type: String, default: null },
+  },
+  { _id: false },
+);
+
+export const customTableSchema = new Schema<CustomTableDoc>(
+  {
+    _id: { type: String, required: true },
+    organizationId: { type: String, required: true },
+    name: { type: String, required: true },
+    description: { type: String, default: null },
+    fields: { type: [fieldSchema], required: true },
+    creatorUserId: { type: String, required: true },
+    nextRowId: { type: Number, default: 1 },
+    schemaVersion: { type: Number, default: 1 },
+  },
+  { timestamps: true, minimize: false, versionKey: false },
+);
+// Serves: table lookup by name on every table request, the table list ordered by name, and name uniqueness
+// per organization.
+customTableSchema.index({ organizationId: 1, name: 1 }, { unique: true });

@@ -1,0 +1,36 @@
+import { Schema } from 'mongoose';
+
+export interface MessageDoc {
+  _id: string;
+  organizationId: string;
+  conversationId: string;
+  role: 'user' | 'assistant';
+  content: Array<{ type: 'text'; text: string }>;
+  /** The turn this message belongs to; (conversation, requestId, role) is unique, so retries never duplicate. */
+  requestId: string;
+  status: 'complete' | 'error';
+  createdAt: Date;
+}
+
+// A content part has a field named `type`, which mongoose reserves unless the type key is renamed.
+const contentPartSchema = new Schema(
+  { type: { $type: String, required: true }, text: { $type: String, required: true } },
+  { typeKey: '$type', _id: false },
+);
+
+export const messageSchema = new Schema<MessageDoc>(
+  {
+    _id: { type: String, required: true },
+    organizationId: { type: String, required: true },
+    conversationId: { type: String, required: true },
+    role: { type: String, required: true, enum: ['user', 'assistant'] },
+    content: [contentPartSchema],
+    requestId: { type: String, required: true },
+    status: { type: String, default: 'complete' },
+  },
+  { timestamps: { createdAt: true, updatedAt: false }, versionKey: false },
+);
+// Serves: loading a conversation's history in order.
+messageSchema.index({ organizationId: 1, conversationId: 1, createdAt: 1 });
+// Serves: idempotent writes of a turn's messages.
+messageSchema.index({ organizationId: 1, conversationId: 1, requestId: 1, role: 1 }, { unique: true });

@@ -1,0 +1,16 @@
+/** socket.io rooms. Every member joins their user room on connect; conversation rooms are joined on request
+ * after an access check. Events of a turn go to both, so only allowed users receive them. */
+export const rooms = {
+  user: (organizationId: string, userId: string) => `user:${organizationId}:${userId}`,
+  conversation: (organizationId: string, conversationId: string) =>
+    `conversation:${organizationId}:${conversationId}`,
+};
+
+export type RealtimeEvent = 'conversation' | 'tool-update' | 'task-plan';
+
+export interface EventTarget {
+  organizationId: string;
+  conversationId: string;
+  /** the conversation's creator */
+  userId: string;
+}

@@ -1,0 +1,161 @@
+import type { FilterQuery, SortOrder } from 'mongoose';
+import type { ConversationDoc } from '@lib/db/conversation.schema';
+import type { MessageDoc } from '@lib/db/message.schema';
+import type { Models } from '@lib/db/models';
+import { newId } from '@lib/ids';
+import { containsPattern, type PageRequest } from '@lib/paging';
+
+export const CONVERSATION_ORDER: Record<string, Record<string, SortOrder>> = {
+  last_message_created_at: { lastMessageCreatedAt: -1, createdAt: -1 },
+  created_at: { createdAt: -1 },
+  updated_at: { updatedAt: -1 },
+  title: { title: 1 },
+};
+
+export interface ConversationView {
+  conversationId: string;
+  organizationId: string;
+  agentId: string;
+  title: string;
+  creatorUserId: string;
+  lastMessageCreatedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toConversationView(c: ConversationDoc): ConversationView {
+  return {
+    conversationId: c._id,
+    organizationId: c.organizationId,
+    agentId: c.agentId,
+    title: c.title,
+    creatorUserId: c.creatorUserId,
+    lastMessageCreatedAt: c.lastMessageCreatedAt ? c.lastMessageCreatedAt.toISOString() : null,
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
+  };
+}
+
+export function toMessageView(m: MessageDoc) {
+  return {
+    messageId: m._id,
+    role: m.role,
+    content: m.content.map((p) => ({ type: p.type, text: p.text })),
+    requestId: m.requestId,
+    status: m.status,
+    createdAt: m.createdAt.toISOString(),
+  };
+}
+export type MessageView = ReturnType<typeof toMessageView>;
+
+export interface ConversationListQuery extends PageRequest {
+  creatorUserId?: string;
+  agentIds?: string[];
+  agentId?: string;
+  q?: string;
+  orderBy: keyof typeof CONVERSATION_ORDER;
+}
+
+/** Conversations and their messages in one organization; every query is scoped to it. */
+export class ConversationsRepository {
+  constructor(
+    private readonly models: Models,
+    readonly organizationId: string,
+  ) {}
+
+  private scope<T>(filter: FilterQuery<T> = {}): FilterQuery<T> {
+    return { ...filter, organizationId: this.organizationId };
+  }
+
+  async create(fields: Pick<ConversationDoc, 'agentId' | 'title' | 'creatorUserId' | 'isBrowserTask'>) {
+    const doc = await this.models.Conversation.create({
+      _id: newId('cnv'),
+      organizationId: this.organizationId,
+      ...fields,
+    });
+    return doc.toObject();
+  }
+
+  get(id: string) {
+    return this.models.Conversation.findOne(this.scope<ConversationDoc>({ _id: id })).lean();
+  }
+
+  async list(query: ConversationListQuery) {
+    const filter = this.scope<ConversationDoc>();
+    if (query.creatorUserId) filter.creatorUserId = query.creatorUserId;
+    if (query.agentId && query.agentIds && !query.agentIds.includes(query.agentId))
+      filter.agentId = { $in: [] };
+    else if (query.agentId) filter.agentId = query.agentId;
+    else if (query.agentIds) filter.agentId = { $in: query.agentIds };
+    if (query.q) filter.title = containsPattern(query.q);
+    const sort = { ...CONVERSATION_ORDER[query.orderBy], _id: 1 as SortOrder };
+    const [items, total] = await Promise.all([
+      this.models.Conversation.find(filter).sort(sort).skip(query.offset).limit(query.limit).lean(),
+      this.models.Conversation.countDocuments(filter),
+    ]);
+    return { items, total };
+  }
+
+  rename(id: string, title: string) {
+    return this.models.Conversation.findOneAndUpdate(
+      this.scope<ConversationDoc>({ _id: id }),
+      { $set: { title } },
+      { new: true },
+    ).lean();
+  }
+
+  async remove(id: string): Promise<boolean> {
+    const res = await this.models.Conversation.deleteOne(this.scope<ConversationDoc>({ _id: id }));
+    await this.models.Message.deleteMany(this.scope<MessageDoc>({ conversationId: id }));
+    return res.deletedCount === 1;
+  }
+
+  messages(conversationId: string) {
+    return this.models.Message.find(this.scope<MessageDoc>({ conversationId }))
+      .sort({ createdAt: 1, _id: 1 })
+      .lean();
+  }
+
+  async hasTurn(conversationId: string, requestId: string): Promise<boolean> {
+    return Boolean(
+      await this.models.Message.exists(this.scope<MessageDoc>({ conversationId, requestId, role: 'user' })),
+    );
+  }
+
+  /**
+   * Writes a turn's message once: a retried activity or a re-sent request finds the message already there
+   * and returns it unchanged.
+   */
+  async putMessage(
+    fields: Pick<MessageDoc, 'conversationId' | 'requestId' | 'role' | 'status'> & { text: string },
+  ) {
+    const key = this.scope<MessageDoc>({
+      conversationId: fields.conversationId,
+      requestId: fields.requestId,
+      role: fields.role,
+    });
+    const existing = await this.models.Message.findOne(key).lean();
+    if (existing) return { message: existing, created: false };
+    try {
+      const doc = await this.models.Message.create({
+        _id: newId('msg'),
+        organizationId: this.organizationId,
+        conversationId: fields.conversationId,
+        requestId: fields.requestId,
+        role: fields.role,
+        status: fields.status,
+        content: [{ type: 'text', text: fields.text }],
+      });
+      const message = doc.toObject();
+      await this.models.Conversation.updateOne(this.scope<ConversationDoc>({ _id: fields.conversationId }), {
+        $set: { lastMessageCreatedAt: message.createdAt },
+      });
+      return { message, created: true };
+    } catch (err) {
+      const again =
+        (err as { code?: number }).code === 11000 ? await this.models.Message.findOne(key).lean() : null;
+      if (again) return { message: again, created: false };
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import type { RequestContext } from '@lib/auth/context';
+import type { Models } from '@lib/db/models';
+import { notFound } from '@lib/errors';
+import { AgentsRepository } from '@lib/repositories/agents.repository';
+import { GroupAgentsRepository, toMappingView } from '@lib/repositories/group-agents.repository';
+import { GroupsRepository } from '@lib/repositories/groups.repository';
+
+/** Which agents the members of a group may use (admin or owner; see agent-access.ts for the rule). */
+export class GroupAgentsService {
+  constructor(private readonly models: Models) {}
+
+  private async requireGroup(ctx: RequestContext, userGroupId: string) {
+    if (!(await new GroupsRepository(this.models, ctx.organizationId).get(userGroupId))) {
+      throw notFound('user group');
+    }
+  }
+
+  private repo(ctx: RequestContext) {
+    return new GroupAgentsRepository(this.models, ctx.organizationId);
+  }
+
+  async list(ctx: RequestContext, userGroupId: string) {
+    await this.requireGroup(ctx, userGroupId);
+    const mappings = await this.repo(ctx).list(userGroupId);
+    const agents = await new AgentsRepository(this.models, ctx.organizationId).getMany(
+      mappings.map((m) => m.agentId),
+    );
+    const names = new Map(agents.map((a) => [a.agentId, a.name]));
+    return mappings.filter((m) => names.has(m.agentId)).map((m) => toMappingView(m, names.get(m.agentId)!));
+  }
+
+  /** Maps the agent to the group; mapping it again returns the existing mapping (`created: false`). */
+  async add(ctx: RequestContext, userGroupId: string, agentId: string) {
+    await this.requireGroup(ctx, userGroupId);
+    const agent = await new AgentsRepository(this.models, ctx.organizationId).findOrMaterialise(agentId);
+    if (!agent) throw notFound('agent');
+    const { mapping, created } = await this.repo(ctx).ensure(userGroupId, agentId);
+    return { mapping: toMappingView(mapping, agent.name), created };
+  }
+
+  async remove(ctx: RequestContext, userGroupId: string, agentId: string) {
+    await this.requireGroup(ctx, userGroupId);
+    if (!(await this.repo(ctx).remove(userGroupId, agentId))) throw notFound('group-agent mapping');
+    return { message: 'agent removed from user group', userGroupId, agentId };
+  }
+}

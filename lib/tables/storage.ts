@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Physical layout of rows. Every table has its own collection, so a scan (FerretDB v1 answers every
+ * non-`_id` query with one) only ever reads that table's rows, dropping a table is one drop, and the
+ * per-field indexes of one table do not weigh on another. A row is `{ _id: <row id>, d: { <field>: value } }`:
+ * nesting the fields keeps any legal field name (even `_id`) clear of the document's own keys.
+ */
+export const ROW_ID_PATH = '_id';
+
+export function rowsCollectionName(tableId: string): string {
+  return `table_rows_${tableId}`;
+}
+
+/** Path of a field's value inside a row document. Field names are validated ([A-Za-z0-9_]+): no `$`, no `.`. */
+export function fieldPath(field: string): string {
+  return `d.${field}`;
+}
+
+/** Path of `id` or a field, as used in filters and sorts. */
+export function columnPath(column: string): string {
+  return column === 'id' ? ROW_ID_PATH : fieldPath(column);
+}
+
+/** Index names must differ case-insensitively (FerretDB keeps them as SQLite names): `Email` and `email`
+ * are different fields, so the exact name's hash disambiguates. */
+export function fieldIndexName(field: string): string {
+  return `by_${field.toLowerCase()}_${createHash('sha1').update(field).digest('hex').slice(0, 8)}`;
+}
+
+/** A stored row: `d` holds values in storage form (timestamps as Date, jsonb as JSON text). */
+export interface StoredRow {
+  _id: number;
+  d: Record<string, unknown>;
+}

@@ -1,0 +1,136 @@
+import { expect } from 'chai';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createToolActivities } from '@activities/tools';
+import { assertPublicUrl, BlockedAddressError } from '@lib/outbound';
+import { TablesService } from '@lib/services/tables.service';
+import { testEnv, type TestEnv } from './helpers/env';
+import { createTestOrg, type TestOrg } from './helpers/org';
+
+type RunToolInput = Parameters<ReturnType<typeof createToolActivities>['runTool']>[0];
+
+describe('agent server tools', () => {
+  let env: TestEnv;
+  let org: TestOrg;
+  let server: Server;
+  let hits: string[];
+
+  before(async () => {
+    env = await testEnv();
+    hits = [];
+    server = createServer((req, res) => {
+      hits.push(`${req.method} ${req.url} ${String(req.headers['x-api-key'] ?? '')}`);
+      res.setHeader('content-type', 'application/json');
+      res.end('{"pong":true}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  after(() => server.close());
+  beforeEach(async () => {
+    org = await createTestOrg(env, 'Tools Org');
+  });
+
+  const run = async (
+    configs: Record<string, Record<string, unknown>>,
+    name: string,
+    args: object,
+    allowPrivate = true,
+  ) => {
+    const activities = createToolActivities({
+      models: env.deps.models,
+      realtime: { emit: () => undefined },
+      allowPrivateOutbound: allowPrivate,
+      loadToolConfig: (_org, _agent, code) => Promise.resolve(configs[code] ?? null),
+    });
+    const call = { id: 'c1', name, arguments: JSON.stringify(args) };
+    const runTool = (input: RunToolInput) => activities.runTool(input);
+    const result: unknown = await new MockActivityEnvironment().run(runTool, {
+      organizationId: org.organizationId,
+      agentId: 'agt_x',
+      requestId: 'r1',
+      call,
+    });
+    return String(result);
+  };
+
+  it('queries and inserts custom table rows within the configured table', async () => {
+    await new TablesService(env.deps.models).create(
+      { organizationId: org.organizationId, userId: org.owner.userId },
+      { name: 'leads', fields: [{ name: 'email', type: 'text', required: true, comments: 'contact' }] },
+    );
+    const inserted = JSON.parse(
+      await run({ tables_insert: { tableName: 'leads' } }, 'tables_insert', {
+        rows: [{ email: 'a@x.io' }, { nope: 1 }],
+      }),
+    );
+    expect(inserted).to.deep.include({ inserted: 1, failed: 1 });
+    const rows = JSON.parse(
+      await run({ tables_query: { tableName: 'leads', maxRows: 5 } }, 'tables_query', {
+        filters: 'email:like:a@:and',
+      }),
+    );
+    expect(rows.items.map((r: { email: string }) => r.email)).to.deep.equal(['a@x.io']);
+  });
+
+  it('makes HTTP requests only to allowed hosts, adding the configured headers', async () => {
+    const { port } = server.address() as AddressInfo;
+    const config = { http_request: { allowedHosts: ['127.0.0.1'], headers: { 'x-api-key': 'secret' } } };
+    const out = JSON.parse(await run(config, 'http_request', { url: `http://127.0.0.1:${port}/ping` }));
+    expect(out).to.deep.include({ status: 200, body: '{"pong":true}' });
+    expect(hits).to.include('GET /ping secret');
+    await run({ http_request: { allowedHosts: ['api.example.com'] } }, 'http_request', {
+      url: `http://127.0.0.1:${port}/x`,
+    }).then(
+      () => expect.fail('a host outside the allow-list was reached'),
+      (err: Error) => expect(err.message).to.contain('allowedHosts'),
+    );
+  });
+
+  it('refuses private and loopback addresses unless the deployment allows them', async () => {
+    const { port } = server.address() as AddressInfo;
+    await run(
+      { http_request: { allowedHosts: ['127.0.0.1'] } },
+      'http_request',
+      { url: `http://127.0.0.1:${port}/` },
+      false,
+    ).then(
+      () => expect.fail('loopback was reached'),
+      (err: Error) => expect(err.message).to.contain('private'),
+    );
+    for (const url of [
+      'http://10.1.2.3/',
+      'http://169.254.169.254/latest',
+      'http://[::1]/',
+      'http://192.168.0.1/',
+      'file:///etc/passwd',
+    ]) {
+      await assertPublicUrl(url, false).then(
+        () => expect.fail(`${url} was allowed`),
+        (err: Error) => expect(err).to.be.instanceOf(BlockedAddressError),
+      );
+    }
+    expect((await assertPublicUrl('http://93.184.216.34/', false)).hostname).to.equal('93.184.216.34');
+  });
+
+  it('refuses a tool that is not attached, and arguments that are not JSON', async () => {
+    await run({}, 'current_time', {}).then(
+      () => expect.fail('ran an unattached tool'),
+      (err: Error) => expect(err.message).to.contain('not attached'),
+    );
+    const activities = createToolActivities({
+      models: env.deps.models,
+      realtime: { emit: () => undefined },
+      allowPrivateOutbound: true,
+      loadToolConfig: () => Promise.resolve({}),
+    });
+    const call = { id: 'c1', name: 'current_time', arguments: '{oops' };
+    const runTool = (input: RunToolInput) => activities.runTool(input);
+    await new MockActivityEnvironment()
+      .run(runTool, { organizationId: org.organizationId, agentId: 'a', requestId: 'r', call })
+      .then(
+        () => expect.fail('accepted malformed arguments'),
+        (err: Error) => expect(err.message).to.contain('JSON'),
+      );
+  });
+});

@@ -1,0 +1,443 @@
+import { expect } from 'chai';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createTestAgent } from './helpers/agents';
+import { testEnv, type TestEnv } from './helpers/env';
+import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { connectClient, connectError } from './helpers/realtime';
+import { eventually } from './helpers/wait';
+import { startTestWorker } from './helpers/worker';
+
+describe('conversations and turns', () => {
+  let env: TestEnv;
+  let org: TestOrg;
+  let worker: Awaited<ReturnType<typeof startTestWorker>>;
+
+  before(async () => {
+    env = await testEnv();
+    worker = await startTestWorker(env);
+  });
+  after(async () => worker?.stop());
+  beforeEach(async () => {
+    org = await createTestOrg(env, 'Chat Org');
+  });
+
+  const post = (body: object, token = org.owner.token) =>
+    as(env, token).post(org.path('/conversations'), body);
+  const messagesOf = async (conversationId: string) =>
+    (
+      await as(env, org.owner.token)
+        .get(org.path(`/conversations/${conversationId}`))
+        .expect(200)
+    ).body.messages as Array<{
+      role: string;
+      status: string;
+      content: Array<{ text: string }>;
+    }>;
+  const replyOf = async (conversationId: string) =>
+    eventually(async () => (await messagesOf(conversationId)).find((m) => m.role === 'assistant'), 60_000);
+
+  it('creates a conversation without a message, titling it, and returns at once', async () => {
+    const { agentId } = await createTestAgent(env, org.organizationId);
+    const res = await post({ agentId }).expect(201);
+    expect(res.body).to.include({
+      organizationId: org.organizationId,
+      agentId,
+      title: 'New conversation',
+      creatorUserId: org.owner.userId,
+    });
+    expect(res.body.requestId).to.be.a('string');
+    expect(await messagesOf(res.body.conversationId)).to.deep.equal([]);
+  });
+
+  it('streams the reply over socket.io in order and stores exactly the concatenated text', async () => {
+    const { agentId, model } = await createTestAgent(env, org.organizationId, { instructions: 'Be brief.' });
+    const chunks = ['Hel', 'lo ', 'there', ', ', 'Olive', '!'];
+    env.llm.on({ model }, { content: chunks.join(''), chunks });
+    const client = await connectClient(env, org.organizationId, org.owner.token);
+    try {
+      const res = await post({ agentId, message: 'Say hello to me please, I am Olive' }).expect(201);
+      expect(res.body.title).to.equal('Say hello to me please, I am Olive');
+      const { requestId, conversationId } = res.body;
+      const final = await client.waitFor(
+        (e) => e.payload.requestId === requestId && e.payload.type === 'message',
+        60_000,
+      );
+      const deltas = client.turn(requestId).filter((e) => e.payload.type === 'delta');
+      expect(deltas.map((d) => d.payload.seq)).to.deep.equal(chunks.map((_, i) => i));
+      expect(deltas.map((d) => d.payload.text).join('')).to.equal(chunks.join(''));
+      expect(
+        deltas.every((d) => d.event === 'conversation' && d.payload.conversationId === conversationId),
+      ).to.equal(true);
+      const message = (final.payload as { message: { content: Array<{ text: string }> } }).message;
+      expect(message.content[0]!.text).to.equal('Hello there, Olive!');
+      const stored = await messagesOf(conversationId);
+      expect(stored.map((m) => [m.role, m.content[0]!.text])).to.deep.equal([
+        ['user', 'Say hello to me please, I am Olive'],
+        ['assistant', 'Hello there, Olive!'],
+      ]);
+      const sent = env.llm.chatRequests.find((r) => r.model === model)!;
+      expect(sent.temperature).to.equal(0.7);
+      expect(sent.stream).to.equal(true);
+      expect(sent.messages[0]).to.deep.equal({ role: 'system', content: 'Be brief.' });
+      expect(sent.messages[1]).to.deep.equal({ role: 'user', content: 'Say hello to me please, I am Olive' });
+    } finally {
+      client.close();
+    }
+  });
+
+  it('never answers the same requestId twice', async () => {
+    const { agentId, model } = await createTestAgent(env, org.organizationId);
+    env.llm.on({ model }, { content: 'Once.' });
+    const first = await post({ agentId, message: 'hi', requestId: 'req-idem-1' }).expect(201);
+    const { conversationId } = first.body;
+    await replyOf(conversationId);
+    const handle = env.deps.temporal.client.workflow.getHandle(`turn-${org.organizationId}-req-idem-1`);
+    const { runId } = await handle.describe();
+    await post({ agentId, conversationId, message: 'hi', requestId: 'req-idem-1' }).expect(201);
+    expect((await handle.describe()).runId).to.equal(runId);
+    const stored = await messagesOf(conversationId);
+    expect(stored.map((m) => m.role)).to.deep.equal(['user', 'assistant']);
+    expect(env.llm.chatRequests.filter((r) => r.model === model)).to.have.length(1);
+  });
+
+  it('continues a conversation with its history and a pre-filled assistant message', async () => {
+    const { agentId, model } = await createTestAgent(env, org.organizationId);
+    env.llm.on({ model }, { content: 'First answer' }, 1);
+    const first = await post({
+      agentId,
+      assistantMessage: 'How can I help?',
+      message: 'Question one',
+    }).expect(201);
+    await eventually(async () => (await messagesOf(first.body.conversationId)).length === 3);
+    env.llm.on({ model }, { content: 'Second answer' }, 1);
+    await post({ agentId, conversationId: first.body.conversationId, message: 'Question two' }).expect(201);
+    await eventually(async () => (await messagesOf(first.body.conversationId)).length === 5);
+    const second = env.llm.chatRequests.filter((r) => r.model === model)[1]!;
+    expect(second.messages.slice(1)).to.deep.equal([
+      { role: 'assistant', content: 'How can I help?' },
+      { role: 'user', content: 'Question one' },
+      { role: 'assistant', content: 'First answer' },
+      { role: 'user', content: 'Question two' },
+    ]);
+  });
+
+  it('runs server tool calls as activities and loops until the final answer', async () => {
+    const { agentId, model } = await createTestAgent(env, org.organizationId);
+    await env.deps.models.AgentToolAttachment.create({
+      _id: `${org.organizationId}:${agentId}:current_time`,
+      organizationId: org.organizationId,
+      agentId,
+      toolCode: 'current_time',
+      configurationJson: JSON.stringify({ timeZone: 'Australia/Sydney' }),
+    });
+    env.llm.on({ model }, { toolCalls: [{ id: 'call_t1', name: 'current_time', arguments: {} }] }, 1);
+    env.llm.on({ model }, (body) => {
+      const tool = body.messages.find((m) => m.role === 'tool') as { content: string } | undefined;
+      return { content: `It is ${JSON.parse(tool!.content).timeZone} time.` };
+    });
+    const client = await connectClient(env, org.organizationId, org.owner.token);
+    try {
+      const res = await post({ agentId, message: 'What time is it?' }).expect(201);
+      const reply = await replyOf(res.body.conversationId);
+      expect(reply.content[0]!.text).to.equal('It is Australia/Sydney time.');
+      const sent = env.llm.chatRequests.filter((r) => r.model === model);
+      expect(sent).to.have.length(2);
+      expect(sent[0]!.tools!.map((t) => (t as { function: { name: string } }).function.name)).to.deep.equal([
+        'current_time',
+      ]);
+      const turn = await eventually(() => {
+        const events = client.turn(res.body.requestId);
+        return events.some((e) => e.payload.type === 'message') && events;
+      });
+      expect(turn.filter((e) => e.event === 'tool-update').map((e) => e.payload.status)).to.deep.equal([
+        'running',
+        'completed',
+      ]);
+      expect(turn.find((e) => e.payload.type === 'tool_call')!.payload).to.include({
+        name: 'current_time',
+        executor: 'server',
+      });
+    } finally {
+      client.close();
+    }
+  });
+
+  it('sends a frontend tool call to the client and continues with its result', async () => {
+    const { agentId, model } = await createTestAgent(env, org.organizationId);
+    env.llm.on(
+      { model },
+      { toolCalls: [{ id: 'call_f1', name: 'get_location', arguments: { precise: true } }] },
+      1,
+    );
+    env.llm.on({ model }, (body) => {
+      const tool = body.messages.find((m) => m.role === 'tool') as { content: string };
+      return { content: `You are in ${JSON.parse(tool.content).city}.` };
+    });
+    const client = await connectClient(env, org.organizationId, org.owner.token, 'auth');
+    try {
+      const res = await post({
+        agentId,
+        message: 'Where am I?',
+        frontendTools: [
+          {
+            name: 'get_location',
+            description: 'Location of the user',
+            parameters: { type: 'object', properties: { precise: { type: 'boolean' } } },
+          },
+        ],
+      }).expect(201);
+      const call = await client.waitFor(
+        (e) => e.payload.requestId === res.body.requestId && e.payload.type === 'tool_call',
+        60_000,
+      );
+      expect(call.payload).to.include({
+        executor: 'frontend',
+        name: 'get_location',
+        toolCallId: 'call_f1',
+        arguments: '{"precise":true}',
+      });
+      const ack = await client.emit('frontend-tool-result', {
+        conversationId: res.body.conversationId,
+        requestId: res.body.requestId,
+        toolCallId: 'call_f1',
+        result: { city: 'Hobart' },
+      });
+      expect(ack.ok).to.equal(true);
+      const reply = await replyOf(res.body.conversationId);
+      expect(reply.content[0]!.text).to.equal('You are in Hobart.');
+      const bad = await client.emit('frontend-tool-result', {
+        conversationId: res.body.conversationId,
+        requestId: 'nope',
+        toolCallId: 'x',
+        result: 1,
+      });
+      expect(bad).to.deep.include({ ok: false });
+    } finally {
+      client.close();
+    }
+  });
+
+  describe('with a callback receiver', () => {
+    let server: Server;
+    let received: Array<Record<string, unknown>>;
+    let failFirst = 0;
+    before(async () => {
+      received = [];
+      server = createServer((req, res) => {
+        let data = '';
+        req.on('data', (c: Buffer) => (data += c.toString()));
+        req.on('end', () => {
+          if (failFirst > 0) {
+            failFirst--;
+            res.statusCode = 503;
+            return res.end();
+          }
+          received.push(JSON.parse(data) as Record<string, unknown>);
+          res.end('ok');
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    });
+    after(() => server.close());
+
+    it('POSTs the outcome to callbackUrl, retrying a failing receiver', async () => {
+      const { agentId, model } = await createTestAgent(env, org.organizationId);
+      env.llm.on({ model }, { content: 'Done.' });
+      failFirst = 1;
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const res = await post({ agentId, message: 'go', callbackUrl: url }).expect(201);
+      const body = await eventually(() => received.find((r) => r.requestId === res.body.requestId), 60_000);
+      expect(body).to.include({
+        organizationId: org.organizationId,
+        conversationId: res.body.conversationId,
+        agentId,
+        status: 'complete',
+      });
+      expect((body.message as { content: Array<{ text: string }> }).content[0]!.text).to.equal('Done.');
+      expect(received.filter((r) => r.requestId === res.body.requestId)).to.have.length(1);
+    });
+  });
+
+  it('retries a rate-limited model call and then answers', async () => {
+    const { agentId, model } = await createTestAgent(env, org.organizationId);
+    env.llm.on({ model }, { error: { status: 429, message: 'slow down' } }, 1);
+    env.llm.on({ model }, { content: 'Made it.' });
+    const res = await post({ agentId, message: 'hi' }).expect(201);
+    const reply = await replyOf(res.body.conversationId);
+    expect(reply).to.include({ status: 'complete' });
+    expect(reply.content[0]!.text).to.equal('Made it.');
+    expect(env.llm.chatRequests.filter((r) => r.model === model)).to.have.length(2);
+  });
+
+  it('stores and emits a clear error when the model rejects the request', async () => {
+    const { agentId, model } = await createTestAgent(env, org.organizationId);
+    env.llm.on({ model }, { error: { status: 400, message: 'context length exceeded' } });
+    const client = await connectClient(env, org.organizationId, org.owner.token);
+    try {
+      const res = await post({ agentId, message: 'hi' }).expect(201);
+      const reply = await replyOf(res.body.conversationId);
+      expect(reply.status).to.equal('error');
+      expect(reply.content[0]!.text).to.contain('context length exceeded');
+      const event = await client.waitFor(
+        (e) => e.payload.requestId === res.body.requestId && e.payload.type === 'error',
+      );
+      expect(event.event).to.equal('conversation');
+      expect(env.llm.chatRequests.filter((r) => r.model === model)).to.have.length(1);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('lets an agent ask an attached agent through a child workflow', async () => {
+    const asker = await createTestAgent(env, org.organizationId, { name: 'Asker' });
+    const expert = await createTestAgent(env, org.organizationId, {
+      name: 'Expert',
+      instructions: 'You know tides.',
+    });
+    await env.deps.models.AgentLink.create({
+      _id: `${org.organizationId}:${asker.agentId}:${expert.agentId}`,
+      organizationId: org.organizationId,
+      agentId: asker.agentId,
+      targetAgentId: expert.agentId,
+      instructions: 'Ask about tides.',
+    });
+    await env.deps.models.AgentToolAttachment.create({
+      _id: `${org.organizationId}:${asker.agentId}:call_agent`,
+      organizationId: org.organizationId,
+      agentId: asker.agentId,
+      toolCode: 'call_agent',
+      configurationJson: '{}',
+    });
+    const toolName = `ask_${expert.agentId}`;
+    env.llm.on(
+      { model: asker.model },
+      { toolCalls: [{ id: 'call_a1', name: toolName, arguments: { message: 'When is high tide?' } }] },
+      1,
+    );
+    env.llm.on({ model: expert.model }, { content: 'High tide is at 3pm.' });
+    env.llm.on({ model: asker.model }, (body) => ({
+      content: `Expert says: ${(body.messages.at(-1) as { content: string }).content}`,
+    }));
+    const res = await post({ agentId: asker.agentId, message: 'Tides?' }).expect(201);
+    const reply = await replyOf(res.body.conversationId);
+    expect(reply.content[0]!.text).to.equal('Expert says: High tide is at 3pm.');
+    const expertCall = env.llm.chatRequests.find((r) => r.model === expert.model)!;
+    expect(expertCall.messages).to.deep.equal([
+      { role: 'system', content: 'You know tides.' },
+      { role: 'user', content: 'When is high tide?' },
+    ]);
+    const child = env.deps.temporal.client.workflow.getHandle(
+      `agent-call-${org.organizationId}-${res.body.requestId}-call_a1`,
+    );
+    expect((await child.describe()).status.name).to.equal('COMPLETED');
+  });
+
+  describe('access', () => {
+    it('hides agents and conversations a member may not access, on HTTP and on the socket', async () => {
+      const { agentId, model } = await createTestAgent(env, org.organizationId);
+      env.llm.on({ model }, { content: 'Private reply' });
+      // The chat member has no group and there is no default group: no agent access.
+      await post({ agentId, message: 'hi' }, org.chat.token).expect(404);
+      const watcher = await connectClient(env, org.organizationId, org.chat.token);
+      try {
+        const res = await post({ agentId, message: 'secret' }).expect(201);
+        await replyOf(res.body.conversationId);
+        expect(
+          watcher.events.filter((e) => e.payload.conversationId === res.body.conversationId),
+        ).to.deep.equal([]);
+        const sub = await watcher.emit('subscribe', { conversationId: res.body.conversationId });
+        expect(sub).to.deep.include({ ok: false });
+        await as(env, org.chat.token)
+          .get(org.path(`/conversations/${res.body.conversationId}`))
+          .expect(404);
+        await as(env, org.admin.token)
+          .get(org.path(`/conversations/${res.body.conversationId}`))
+          .expect(404);
+      } finally {
+        watcher.close();
+      }
+    });
+
+    it('lets an assume-role token chat over socket.io once its group grants the agent', async () => {
+      const { agentId, model } = await createTestAgent(env, org.organizationId);
+      env.llm.on({ model }, { content: 'Hi embedded user' });
+      const group = await as(env, org.owner.token)
+        .post(org.path('/groups'), { name: 'Everyone', description: '', isDefault: true, fullAccess: true })
+        .expect(201);
+      expect(group.body.isDefault).to.equal(true);
+      const minted = await as(env, org.apiKey)
+        .post(org.path('/assume-role'), { userId: 'crm-7', userEmail: `crm7-${Date.now()}@example.test` })
+        .expect(200);
+      const client = await connectClient(env, org.organizationId, minted.body.token, 'auth');
+      try {
+        const res = await post({ agentId, message: 'hello' }, minted.body.token).expect(201);
+        const final = await client.waitFor(
+          (e) => e.payload.requestId === res.body.requestId && e.payload.type === 'message',
+          60_000,
+        );
+        expect(
+          (final.payload as { message: { content: Array<{ text: string }> } }).message.content[0]!.text,
+        ).to.equal('Hi embedded user');
+      } finally {
+        client.close();
+      }
+    });
+
+    it('refuses sockets without valid credentials for the organization', async () => {
+      const other = await createTestOrg(env, 'Other Chat Org');
+      expect(await connectError(env, {})).to.be.a('string');
+      expect(
+        await connectError(env, { auth: { token: 'garbage', organizationId: org.organizationId } }),
+      ).to.contain('token');
+      expect(
+        await connectError(env, { auth: { token: other.owner.token, organizationId: org.organizationId } }),
+      ).to.contain('organization');
+    });
+
+    it('keeps conversations inside their organization', async () => {
+      const { agentId } = await createTestAgent(env, org.organizationId);
+      const other = await createTestOrg(env, 'Other Chat Org');
+      const res = await post({ agentId }).expect(201);
+      await as(env, other.owner.token)
+        .get(other.path(`/conversations/${res.body.conversationId}`))
+        .expect(404);
+      await as(env, other.owner.token)
+        .get(org.path(`/conversations/${res.body.conversationId}`))
+        .expect(401);
+      await as(env, other.owner.token).post(other.path('/conversations'), { agentId }).expect(404);
+      const list = await as(env, other.owner.token).get(other.path('/conversations?all=true')).expect(200);
+      expect(list.body.totalRows).to.equal(0);
+    });
+  });
+
+  it('lists, renames and deletes conversations; all=true is for admins and owners', async () => {
+    const { agentId } = await createTestAgent(env, org.organizationId);
+    const a = (await post({ agentId, title: 'Alpha' }).expect(201)).body;
+    const b = (await post({ agentId, title: 'Beta' }).expect(201)).body;
+    const mine = await as(env, org.owner.token).get(org.path('/conversations?orderBy=title')).expect(200);
+    expect(mine.body.items.map((c: { title: string }) => c.title)).to.deep.equal(['Alpha', 'Beta']);
+    const q = await as(env, org.owner.token).get(org.path('/conversations?q=bet')).expect(200);
+    expect(q.body.items.map((c: { conversationId: string }) => c.conversationId)).to.deep.equal([
+      b.conversationId,
+    ]);
+    const adminOwn = await as(env, org.admin.token).get(org.path('/conversations')).expect(200);
+    expect(adminOwn.body.totalRows).to.equal(0);
+    await as(env, org.chat.token).get(org.path('/conversations?all=true')).expect(403);
+    const renamed = await as(env, org.owner.token)
+      .put(org.path(`/conversations/${a.conversationId}`), { title: 'Alpha 2' })
+      .expect(200);
+    expect(renamed.body.title).to.equal('Alpha 2');
+    const deleted = await as(env, org.owner.token)
+      .delete(org.path(`/conversations/${a.conversationId}`))
+      .expect(200);
+    expect(deleted.body).to.deep.equal({
+      organizationId: org.organizationId,
+      conversationId: a.conversationId,
+    });
+    await as(env, org.owner.token)
+      .get(org.path(`/conversations/${a.conversationId}`))
+      .expect(404);
+    expect(await env.deps.models.Message.countDocuments({ conversationId: a.conversationId })).to.equal(0);
+  });
+});

@@ -1,0 +1,50 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { createActivities } from '../activities';
+
+type Activities = ReturnType<typeof createActivities>;
+
+// Reads and writes of our own database: short, retried quickly.
+export const db = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 10,
+  },
+});
+
+// Model calls stream for a while; the heartbeat notices a dead worker within seconds. 429/5xx/timeouts retry
+// with backoff; a request the model rejects (4xx) does not.
+export const model = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 6,
+    nonRetryableErrorTypes: ['LlmRequestRejected'],
+  },
+});
+
+export const tools = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: ['ToolInputError'],
+  },
+});
+
+export const callbacks = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '5 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 minutes',
+    maximumAttempts: 12,
+    nonRetryableErrorTypes: ['CallbackRefused'],
+  },
+});

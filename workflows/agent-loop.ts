@@ -1,0 +1,116 @@
+import { ActivityFailure, ChildWorkflowFailure, executeChild } from '@temporalio/workflow';
+import { model, tools, db } from './activity-proxies';
+import type { AgentCallInput, ChatMessage, ChatToolCall, ToolDefinition } from './messages';
+import type { EventTarget } from '../lib/realtime/rooms';
+
+export const MAX_TOOL_ROUNDS = 8;
+export const MAX_AGENT_DEPTH = 3;
+
+export interface AgentLoopSetup {
+  model: string;
+  temperature: number;
+  reasoning?: string;
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
+}
+
+export interface AgentLoopOptions {
+  organizationId: string;
+  agentId: string;
+  requestId: string;
+  depth: number;
+  /** where events go; absent for agents called by other agents */
+  target?: EventTarget;
+  waitForFrontend?: (call: ChatToolCall) => Promise<string>;
+}
+
+export function failureReason(err: unknown): string {
+  if ((err instanceof ActivityFailure || err instanceof ChildWorkflowFailure) && err.cause)
+    return failureReason(err.cause);
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The model/tool loop shared by chat turns and agent-to-agent calls: call the model, run the tools it asks for
+ * in parallel, feed the results back, until it answers without tool calls. After MAX_TOOL_ROUNDS the model is
+ * called without tools, so it must answer.
+ */
+export async function runAgentLoop(setup: AgentLoopSetup, opts: AgentLoopOptions): Promise<string> {
+  const messages: ChatMessage[] = [...setup.messages];
+  const byName = new Map(setup.tools.map((t) => [t.name, t]));
+
+  const runTool = async (call: ChatToolCall): Promise<string> => {
+    const tool = byName.get(call.name);
+    if (!tool) return JSON.stringify({ error: `unknown tool ${call.name}` });
+    if (opts.target) {
+      await db.emitTurnEvent({
+        target: opts.target,
+        event: 'conversation',
+        payload: {
+          type: 'tool_call',
+          requestId: opts.requestId,
+          toolCallId: call.id,
+          name: call.name,
+          arguments: call.arguments,
+          executor: tool.executor,
+        },
+      });
+    }
+    try {
+      if (tool.executor === 'frontend') {
+        return opts.waitForFrontend
+          ? await opts.waitForFrontend(call)
+          : JSON.stringify({ error: 'no client to run this tool' });
+      }
+      if (tool.executor === 'agent') return await callAgent(tool, call, opts);
+      return await tools.runTool({
+        organizationId: opts.organizationId,
+        agentId: opts.agentId,
+        requestId: opts.requestId,
+        target: opts.target,
+        call,
+      });
+    } catch (err) {
+      return JSON.stringify({ error: failureReason(err) });
+    }
+  };
+
+  for (let round = 0; ; round++) {
+    const out = await model.callModel({
+      ...setup,
+      tools: round < MAX_TOOL_ROUNDS ? setup.tools : [],
+      messages,
+      requestId: opts.requestId,
+      target: opts.target,
+    });
+    if (!out.toolCalls.length) return out.content;
+    messages.push({ role: 'assistant', content: out.content || null, toolCalls: out.toolCalls });
+    const results = await Promise.all(out.toolCalls.map(runTool));
+    out.toolCalls.forEach((call, i) =>
+      messages.push({ role: 'tool', toolCallId: call.id, content: results[i]! }),
+    );
+  }
+}
+
+async function callAgent(tool: ToolDefinition, call: ChatToolCall, opts: AgentLoopOptions): Promise<string> {
+  if (opts.depth >= MAX_AGENT_DEPTH)
+    return JSON.stringify({ error: 'agents may call each other at most 3 levels deep' });
+  let prompt = call.arguments;
+  try {
+    const parsed = JSON.parse(call.arguments) as { message?: unknown };
+    if (typeof parsed.message === 'string') prompt = parsed.message;
+  } catch {
+    // not JSON: pass the text through
+  }
+  const input: AgentCallInput = {
+    organizationId: opts.organizationId,
+    agentId: tool.targetAgentId!,
+    prompt,
+    depth: opts.depth + 1,
+  };
+  const answer = await executeChild<(input: AgentCallInput) => Promise<string>>('agentCallWorkflow', {
+    workflowId: `agent-call-${opts.organizationId}-${opts.requestId}-${call.id}`,
+    args: [input],
+  });
+  return answer;
+}

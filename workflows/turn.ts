@@ -1,0 +1,67 @@
+import { condition, setHandler } from '@temporalio/workflow';
+import { callbacks, db } from './activity-proxies';
+import { failureReason, runAgentLoop } from './agent-loop';
+import { frontendToolResultSignal, type ChatToolCall, type TurnInput, type TurnResult } from './messages';
+
+export const FRONTEND_TOOL_TIMEOUT = '5 minutes';
+
+/**
+ * One chat turn: run the agent loop (deltas stream to the client; frontend tools wait durably for its result),
+ * store the reply exactly once, then notify `callbackUrl`. Id: `turn-<org>-<requestId>`.
+ */
+export async function agentTurnWorkflow(input: TurnInput): Promise<TurnResult> {
+  const frontendResults = new Map<string, unknown>();
+  setHandler(frontendToolResultSignal, ({ toolCallId, result }) => {
+    frontendResults.set(toolCallId, result);
+  });
+  const waitForFrontend = async (call: ChatToolCall): Promise<string> => {
+    const arrived = await condition(() => frontendResults.has(call.id), FRONTEND_TOOL_TIMEOUT);
+    const result = arrived
+      ? frontendResults.get(call.id)
+      : { error: 'the client did not return a result in time' };
+    return typeof result === 'string' ? result : JSON.stringify(result ?? null);
+  };
+
+  const setup = await db.loadTurn(input);
+  const { target } = setup;
+  let text: string;
+  let status: TurnResult['status'] = 'complete';
+  try {
+    text = await runAgentLoop(setup, {
+      organizationId: input.organizationId,
+      agentId: input.agentId,
+      requestId: input.requestId,
+      depth: 0,
+      target,
+      waitForFrontend,
+    });
+  } catch (err) {
+    status = 'error';
+    text = `The agent could not reply: ${failureReason(err)}`;
+  }
+
+  const message = await db.saveReply({ target, requestId: input.requestId, text, status });
+  if (input.callbackUrl) {
+    try {
+      await callbacks.postCallback({
+        url: input.callbackUrl,
+        payload: {
+          organizationId: input.organizationId,
+          conversationId: input.conversationId,
+          agentId: input.agentId,
+          requestId: input.requestId,
+          status,
+          message,
+        },
+      });
+    } catch (err) {
+      // The reply is stored and delivered; an unreachable callback must not turn the turn into a failure.
+      await db.emitTurnEvent({
+        target,
+        event: 'conversation',
+        payload: { type: 'callback_failed', requestId: input.requestId, error: failureReason(err) },
+      });
+    }
+  }
+  return { messageId: message.messageId, status };
+}
