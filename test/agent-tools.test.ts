@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
 import { createToolActivities } from '@activities/tools';
 import { assertPublicUrl, BlockedAddressError } from '@lib/outbound';
 import { TablesService } from '@lib/services/tables.service';
@@ -45,12 +46,15 @@ describe('agent server tools', () => {
     });
     const call = { id: 'c1', name, arguments: JSON.stringify(args) };
     const runTool = (input: RunToolInput) => activities.runTool(input);
-    const result: unknown = await new MockActivityEnvironment().run(runTool, {
-      organizationId: org.organizationId,
-      agentId: 'agt_x',
-      requestId: 'r1',
-      call,
-    });
+    const result: unknown = await new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') }).run(
+      runTool,
+      {
+        organizationId: org.organizationId,
+        agentId: 'agt_x',
+        requestId: 'r1',
+        call,
+      },
+    );
     return String(result);
   };
 
@@ -126,7 +130,7 @@ describe('agent server tools', () => {
     });
     const call = { id: 'c1', name: 'current_time', arguments: '{oops' };
     const runTool = (input: RunToolInput) => activities.runTool(input);
-    await new MockActivityEnvironment()
+    await new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') })
       .run(runTool, { organizationId: org.organizationId, agentId: 'a', requestId: 'r', call })
       .then(
         () => expect.fail('accepted malformed arguments'),

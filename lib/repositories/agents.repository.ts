@@ -1,10 +1,11 @@
 import type { FilterQuery } from 'mongoose';
 import { DEFAULT_AGENT_MODEL, defaultAgent } from '@lib/agents/default-agents';
-import { agentDocId, type AgentDoc, type AgentVisibility } from '@lib/db/agent.schema';
+import { agentDocId, type AgentDoc, type AgentEmailFields, type AgentVisibility } from '@lib/db/agent.schema';
 import type { Models } from '@lib/db/models';
 import { containsPattern, type PageRequest } from '@lib/paging';
+import { findPage } from './find-page';
 
-export interface AgentView {
+export interface AgentView extends AgentEmailFields {
   id: string;
   organizationId: string;
   name: string;
@@ -13,13 +14,6 @@ export interface AgentView {
   model: string;
   creativityScore: string;
   reasoning: AgentDoc['reasoning'];
-  emailAddress: string | null;
-  emailFilters: string | null;
-  emailAttachmentsToKnowledgeBaseId: string | null;
-  emailAttachmentsFileTypeFilter: string | null;
-  emailCcTo: string | null;
-  emailBccTo: string | null;
-  emailReplyTo: string | null;
   visibility: AgentVisibility;
   createdAt: string;
   updatedAt: string;
@@ -86,15 +80,12 @@ export class AgentsRepository {
     if (query.q) filter.name = containsPattern(query.q);
     if (query.agentIds) filter.agentId = { $in: query.agentIds };
     const dir = query.descending ? -1 : 1;
-    const [items, total] = await Promise.all([
-      this.models.Agent.find(filter)
-        .sort({ [AGENT_ORDER_FIELDS[query.orderBy]]: dir, agentId: dir })
-        .skip(query.offset)
-        .limit(query.limit)
-        .lean(),
-      this.models.Agent.countDocuments(filter),
-    ]);
-    return { items, total };
+    return findPage(
+      this.models.Agent,
+      filter,
+      { [AGENT_ORDER_FIELDS[query.orderBy]]: dir, agentId: dir },
+      query,
+    );
   }
 
   get(agentId: string) {

@@ -2,6 +2,7 @@ import type { FilterQuery } from 'mongoose';
 import type { ApiKeyDoc, PermissionMap } from '@lib/db/api-key.schema';
 import type { Models } from '@lib/db/models';
 import type { PageRequest } from '@lib/paging';
+import { findPage } from './find-page';
 
 export interface ApiKeyView {
   apiKeyId: string;
@@ -42,15 +43,7 @@ export class ApiKeysRepository {
 
   async list(opts: PageRequest) {
     const filter = this.scope();
-    const [items, total] = await Promise.all([
-      this.models.ApiKey.find(filter)
-        .sort({ createdAt: 1, _id: 1 })
-        .skip(opts.offset)
-        .limit(opts.limit)
-        .lean(),
-      this.models.ApiKey.countDocuments(filter),
-    ]);
-    return { items, total };
+    return findPage(this.models.ApiKey, filter, { createdAt: 1, _id: 1 }, opts);
   }
 
   get(id: string) {

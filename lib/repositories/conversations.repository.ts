@@ -4,6 +4,7 @@ import type { MessageDoc } from '@lib/db/message.schema';
 import type { Models } from '@lib/db/models';
 import { newId } from '@lib/ids';
 import { containsPattern, type PageRequest } from '@lib/paging';
+import { findPage } from './find-page';
 
 export const CONVERSATION_ORDER: Record<string, Record<string, SortOrder>> = {
   last_message_created_at: { lastMessageCreatedAt: -1, createdAt: -1 },
@@ -89,11 +90,7 @@ export class ConversationsRepository {
     else if (query.agentIds) filter.agentId = { $in: query.agentIds };
     if (query.q) filter.title = containsPattern(query.q);
     const sort = { ...CONVERSATION_ORDER[query.orderBy], _id: 1 as SortOrder };
-    const [items, total] = await Promise.all([
-      this.models.Conversation.find(filter).sort(sort).skip(query.offset).limit(query.limit).lean(),
-      this.models.Conversation.countDocuments(filter),
-    ]);
-    return { items, total };
+    return findPage(this.models.Conversation, filter, sort, query);
   }
 
   rename(id: string, title: string) {

@@ -3,6 +3,7 @@ import type { Models } from '@lib/db/models';
 import type { UserGroupDoc } from '@lib/db/user-group.schema';
 import { containsPattern, type PageRequest } from '@lib/paging';
 import { newId } from '@lib/ids';
+import { findPage } from './find-page';
 
 export interface UserGroupView {
   userGroupId: string;
@@ -43,15 +44,7 @@ export class GroupsRepository {
 
   async list(opts: { q?: string } & PageRequest) {
     const filter = this.scope(opts.q ? { name: containsPattern(opts.q) } : {});
-    const [items, total] = await Promise.all([
-      this.models.UserGroup.find(filter)
-        .sort({ createdAt: 1, _id: 1 })
-        .skip(opts.offset)
-        .limit(opts.limit)
-        .lean(),
-      this.models.UserGroup.countDocuments(filter),
-    ]);
-    return { items, total };
+    return findPage(this.models.UserGroup, filter, { createdAt: 1, _id: 1 }, opts);
   }
 
   get(id: string) {

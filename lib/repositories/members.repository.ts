@@ -3,6 +3,7 @@ import type { Models } from '@lib/db/models';
 import type { MemberDoc, Role } from '@lib/db/member.schema';
 import { containsPattern, type PageRequest } from '@lib/paging';
 import { newId } from '@lib/ids';
+import { findPage } from './find-page';
 
 export interface MemberView {
   organizationId: string;
@@ -45,15 +46,7 @@ export class MembersRepository {
     const filter = this.scope();
     if (opts.role) filter.role = opts.role;
     if (opts.q) filter.$or = [{ name: containsPattern(opts.q) }, { email: containsPattern(opts.q) }];
-    const [items, total] = await Promise.all([
-      this.models.Member.find(filter)
-        .sort({ createdAt: 1, _id: 1 })
-        .skip(opts.offset)
-        .limit(opts.limit)
-        .lean(),
-      this.models.Member.countDocuments(filter),
-    ]);
-    return { items, total };
+    return findPage(this.models.Member, filter, { createdAt: 1, _id: 1 }, opts);
   }
 
   get(userId: string) {

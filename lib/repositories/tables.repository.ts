@@ -3,6 +3,7 @@ import type { CustomTableDoc, TableFieldDoc } from '@lib/db/custom-table.schema'
 import type { Models } from '@lib/db/models';
 import type { PageRequest } from '@lib/paging';
 import { toFieldView, type FieldView } from '@lib/tables/definition';
+import { findPage } from './find-page';
 
 export interface CustomTableView {
   name: string;
@@ -41,15 +42,7 @@ export class TablesRepository {
 
   async list(opts: PageRequest) {
     const filter = this.scope();
-    const [items, total] = await Promise.all([
-      this.models.CustomTable.find(filter)
-        .sort({ name: 1, _id: 1 })
-        .skip(opts.offset)
-        .limit(opts.limit)
-        .lean(),
-      this.models.CustomTable.countDocuments(filter),
-    ]);
-    return { items, total };
+    return findPage(this.models.CustomTable, filter, { name: 1, _id: 1 }, opts);
   }
 
   getByName(name: string) {
