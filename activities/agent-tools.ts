@@ -1,4 +1,5 @@
 import type { Models } from '@lib/db/models';
+import { findOwned } from '@lib/repositories/owned';
 import type { ToolDefinition } from '@workflows/messages';
 import { serverToolDefinition } from './tools';
 
@@ -52,6 +53,10 @@ export async function loadToolConfig(
   agentId: string,
   toolCode: string,
 ) {
-  const attachment = await models.AgentToolAttachment.findOne({ organizationId, agentId, toolCode }).lean();
+  const attachment = await findOwned(
+    models.AgentToolAttachment,
+    `${organizationId}:${agentId}:${toolCode}`,
+    organizationId,
+  );
   return attachment ? (JSON.parse(attachment.configurationJson) as Record<string, unknown>) : null;
 }

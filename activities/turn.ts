@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import type { Models } from '@lib/db/models';
+import { AgentsRepository } from '@lib/repositories/agents.repository';
 import { ConversationsRepository, toMessageView } from '@lib/repositories/conversations.repository';
 import type { RealtimeEmitter } from '@lib/realtime/emitter';
 import type { EventTarget } from '@lib/realtime/rooms';
@@ -15,7 +16,7 @@ export interface TurnDeps {
 }
 
 async function loadAgent(models: Models, organizationId: string, agentId: string) {
-  const agent = await models.Agent.findOne({ organizationId, agentId }).lean();
+  const agent = await new AgentsRepository(models, organizationId).get(agentId);
   if (!agent) throw new Error(`agent ${agentId} no longer exists`);
   return {
     model: agent.model,

@@ -3,10 +3,10 @@
  * (`mongoose.mongo.MongoClient`, its own default pool), on the same database and documents as the API.
  *
  * Per request it does the work any hand-written, correct server must do for these reads, and no more:
- *  1. auth: parse `Authorization: Bearer awk_…`, sha256 it (the API's hashApiKey), `api_keys.findOne({ keyHash })`,
- *     require `organizationId` to equal the path's, then `members.findOne({ organizationId, userId:
- *     creatorUserId })` and check the member's role grants the capability the route needs (org.read,
- *     users.list) — the same two indexed lookups the API's Authenticator makes for an API key;
+ *  1. auth: parse `Authorization: Bearer awk_…`, read `api_keys.findOne({ _id })` by the id the key carries,
+ *     compare hashes, require `organizationId` to equal the path's, then `members.findOne({ _id: <org>:<user> })`
+ *     for the key's creator and check the member's role grants the capability the route needs (org.read,
+ *     users.list) — the same two primary-key lookups the API's Authenticator makes for an API key;
  *  2. GET /orgs/:org: `organizations.findOne({ _id })` mapped with the API's own toSettingsView;
  *  3. GET /orgs/:org/users: `members.find({ organizationId }).sort({ createdAt: 1, _id: 1 }).skip(0)
  *     .limit(100)` and `countDocuments({ organizationId })` in parallel, mapped with toMemberView.
@@ -18,12 +18,12 @@
  */
 import express, { type Express } from 'express';
 import mongoose from 'mongoose';
-import { hashApiKey } from '@lib/auth/api-key-secret';
+import { apiKeyIdOf, apiKeyMatches } from '@lib/auth/api-key-secret';
 import { ROLE_CAPABILITIES, type Capability } from '@lib/auth/roles';
 import type { ApiKeyDoc } from '@lib/db/api-key.schema';
 import type { MemberDoc } from '@lib/db/member.schema';
 import type { OrganizationDoc } from '@lib/db/organization.schema';
-import { toMemberView } from '@lib/repositories/members.repository';
+import { memberDocId, toMemberView } from '@lib/repositories/members.repository';
 import { toSettingsView } from '@lib/services/organization.service';
 
 type Db = ReturnType<InstanceType<typeof mongoose.mongo.MongoClient>['db']>;
@@ -42,11 +42,14 @@ async function authorize(
 ) {
   const key = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
   if (!key) throw new HttpError(401);
-  const apiKey = await db.collection<ApiKeyDoc>('api_keys').findOne({ keyHash: hashApiKey(key) });
-  if (!apiKey || apiKey.organizationId !== organizationId) throw new HttpError(401);
+  const apiKeyId = apiKeyIdOf(key);
+  const apiKey = apiKeyId ? await db.collection<ApiKeyDoc>('api_keys').findOne({ _id: apiKeyId }) : null;
+  if (!apiKey || !apiKeyMatches(key, apiKey.keyHash) || apiKey.organizationId !== organizationId) {
+    throw new HttpError(401);
+  }
   const member = await db
     .collection<MemberDoc>('members')
-    .findOne({ organizationId, userId: apiKey.creatorUserId });
+    .findOne({ _id: memberDocId(organizationId, apiKey.creatorUserId) });
   if (!member) throw new HttpError(401);
   const capabilities = ROLE_CAPABILITIES[member.role];
   if (!capabilities.has(need)) throw new HttpError(403);

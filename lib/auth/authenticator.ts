@@ -2,10 +2,10 @@ import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose'
 import type { Models } from '@lib/db/models';
 import type { MemberDoc } from '@lib/db/member.schema';
 import { forbidden, unauthorized } from '@lib/errors';
-import { findApiKeyByHashCrossOrg } from '@lib/repositories/api-keys.repository';
+import { findApiKeyCrossOrg } from '@lib/repositories/api-keys.repository';
 import { MembersRepository } from '@lib/repositories/members.repository';
 import { UserAccountsRepository } from '@lib/repositories/users.repository';
-import { API_KEY_PREFIX, hashApiKey } from './api-key-secret';
+import { API_KEY_PREFIX, apiKeyIdOf, apiKeyMatches } from './api-key-secret';
 import type { RequestContext } from './context';
 import { ROLE_CAPABILITIES } from './roles';
 import { InvalidTokenError, type TokenService } from './tokens';
@@ -51,8 +51,11 @@ export class Authenticator {
   }
 
   private async fromApiKey(key: string, organizationId: string): Promise<RequestContext> {
-    const record = await findApiKeyByHashCrossOrg(this.models, hashApiKey(key));
-    if (!record || record.organizationId !== organizationId) throw unauthorized('invalid API key');
+    const apiKeyId = apiKeyIdOf(key);
+    const record = apiKeyId ? await findApiKeyCrossOrg(this.models, apiKeyId) : null;
+    if (!record || !apiKeyMatches(key, record.keyHash) || record.organizationId !== organizationId) {
+      throw unauthorized('invalid API key');
+    }
     // The key acts on behalf of its creator: it loses its rights when the creator leaves.
     const member = await this.member(organizationId, record.creatorUserId, 'the creator of this API key');
     this.touch(record._id, record.lastUsedAt);

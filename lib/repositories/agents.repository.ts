@@ -4,6 +4,7 @@ import { agentDocId, type AgentDoc, type AgentEmailFields, type AgentVisibility 
 import type { Models } from '@lib/db/models';
 import { containsPattern, type PageRequest } from '@lib/paging';
 import { findPage } from './find-page';
+import { deleteOwned, findOwned, updateOwned } from './owned';
 
 export interface AgentView extends AgentEmailFields {
   id: string;
@@ -89,7 +90,7 @@ export class AgentsRepository {
   }
 
   get(agentId: string) {
-    return this.models.Agent.findOne(this.scope({ agentId })).lean();
+    return findOwned(this.models.Agent, agentDocId(this.organizationId, agentId), this.organizationId);
   }
 
   getMany(agentIds: string[]) {
@@ -131,12 +132,13 @@ export class AgentsRepository {
   }
 
   update(agentId: string, set: AgentFields) {
-    return this.models.Agent.findOneAndUpdate(this.scope({ agentId }), { $set: set }, { new: true }).lean();
+    return updateOwned(this.models.Agent, agentDocId(this.organizationId, agentId), this.organizationId, {
+      $set: set,
+    });
   }
 
-  async remove(agentId: string): Promise<boolean> {
-    const res = await this.models.Agent.deleteOne(this.scope({ agentId }));
-    return res.deletedCount === 1;
+  remove(agentId: string): Promise<boolean> {
+    return deleteOwned(this.models.Agent, agentDocId(this.organizationId, agentId), this.organizationId);
   }
 }
 

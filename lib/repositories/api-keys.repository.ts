@@ -1,4 +1,5 @@
 import type { FilterQuery } from 'mongoose';
+import { findOwned } from './owned';
 import type { ApiKeyDoc, PermissionMap } from '@lib/db/api-key.schema';
 import type { Models } from '@lib/db/models';
 import type { PageRequest } from '@lib/paging';
@@ -47,7 +48,7 @@ export class ApiKeysRepository {
   }
 
   get(id: string) {
-    return this.models.ApiKey.findOne(this.scope({ _id: id })).lean();
+    return findOwned(this.models.ApiKey, id, this.organizationId);
   }
 
   async create(fields: Omit<ApiKeyDoc, 'organizationId' | 'createdAt' | 'updatedAt' | 'lastUsedAt'>) {
@@ -70,6 +71,6 @@ export class ApiKeysRepository {
 }
 
 /** Authentication has only the key, not the organization: the one lookup across organizations. */
-export function findApiKeyByHashCrossOrg(models: Models, keyHash: string) {
-  return models.ApiKey.findOne({ keyHash }).lean();
+export function findApiKeyCrossOrg(models: Models, apiKeyId: string) {
+  return models.ApiKey.findById(apiKeyId).lean();
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FilterQuery, SortOrder } from 'mongoose';
 import type { ConversationDoc } from '@lib/db/conversation.schema';
 import type { MessageDoc } from '@lib/db/message.schema';
@@ -5,6 +6,7 @@ import type { Models } from '@lib/db/models';
 import { newId } from '@lib/ids';
 import { containsPattern, type PageRequest } from '@lib/paging';
 import { findPage } from './find-page';
+import { deleteOwned, findOwned, updateOwned } from './owned';
 
 export const CONVERSATION_ORDER: Record<string, Record<string, SortOrder>> = {
   last_message_created_at: { lastMessageCreatedAt: -1, createdAt: -1 },
@@ -12,6 +14,11 @@ export const CONVERSATION_ORDER: Record<string, Record<string, SortOrder>> = {
   updated_at: { updatedAt: -1 },
   title: { title: 1 },
 };
+
+/** A turn writes each of its messages once: the message id derives from (conversation, requestId, role). */
+export function messageDocId(conversationId: string, requestId: string, role: string): string {
+  return `msg_${createHash('sha256').update(`${conversationId}\n${requestId}\n${role}`).digest('base64url').slice(0, 24)}`;
+}
 
 export interface ConversationView {
   conversationId: string;
@@ -78,7 +85,7 @@ export class ConversationsRepository {
   }
 
   get(id: string) {
-    return this.models.Conversation.findOne(this.scope<ConversationDoc>({ _id: id })).lean();
+    return findOwned(this.models.Conversation, id, this.organizationId);
   }
 
   async list(query: ConversationListQuery) {
@@ -94,17 +101,13 @@ export class ConversationsRepository {
   }
 
   rename(id: string, title: string) {
-    return this.models.Conversation.findOneAndUpdate(
-      this.scope<ConversationDoc>({ _id: id }),
-      { $set: { title } },
-      { new: true },
-    ).lean();
+    return updateOwned(this.models.Conversation, id, this.organizationId, { $set: { title } });
   }
 
   async remove(id: string): Promise<boolean> {
-    const res = await this.models.Conversation.deleteOne(this.scope<ConversationDoc>({ _id: id }));
-    await this.models.Message.deleteMany(this.scope<MessageDoc>({ conversationId: id }));
-    return res.deletedCount === 1;
+    const removed = await deleteOwned(this.models.Conversation, id, this.organizationId);
+    if (removed) await this.models.Message.deleteMany(this.scope<MessageDoc>({ conversationId: id }));
+    return removed;
   }
 
   messages(conversationId: string) {
@@ -114,8 +117,12 @@ export class ConversationsRepository {
   }
 
   async hasTurn(conversationId: string, requestId: string): Promise<boolean> {
-    return Boolean(
-      await this.models.Message.exists(this.scope<MessageDoc>({ conversationId, requestId, role: 'user' })),
+    return (
+      (await findOwned(
+        this.models.Message,
+        messageDocId(conversationId, requestId, 'user'),
+        this.organizationId,
+      )) !== null
     );
   }
 
@@ -126,16 +133,12 @@ export class ConversationsRepository {
   async putMessage(
     fields: Pick<MessageDoc, 'conversationId' | 'requestId' | 'role' | 'status'> & { text: string },
   ) {
-    const key = this.scope<MessageDoc>({
-      conversationId: fields.conversationId,
-      requestId: fields.requestId,
-      role: fields.role,
-    });
-    const existing = await this.models.Message.findOne(key).lean();
+    const id = messageDocId(fields.conversationId, fields.requestId, fields.role);
+    const existing = await findOwned(this.models.Message, id, this.organizationId);
     if (existing) return { message: existing, created: false };
     try {
       const doc = await this.models.Message.create({
-        _id: newId('msg'),
+        _id: id,
         organizationId: this.organizationId,
         conversationId: fields.conversationId,
         requestId: fields.requestId,
@@ -144,13 +147,15 @@ export class ConversationsRepository {
         content: [{ type: 'text', text: fields.text }],
       });
       const message = doc.toObject();
-      await this.models.Conversation.updateOne(this.scope<ConversationDoc>({ _id: fields.conversationId }), {
+      await updateOwned(this.models.Conversation, fields.conversationId, this.organizationId, {
         $set: { lastMessageCreatedAt: message.createdAt },
       });
       return { message, created: true };
     } catch (err) {
       const again =
-        (err as { code?: number }).code === 11000 ? await this.models.Message.findOne(key).lean() : null;
+        (err as { code?: number }).code === 11000
+          ? await findOwned(this.models.Message, id, this.organizationId)
+          : null;
       if (again) return { message: again, created: false };
       throw err;
     }

@@ -1,6 +1,7 @@
 import type { FilterQuery } from 'mongoose';
 import type { GroupAgentMappingDoc } from '@lib/db/group-agent-mapping.schema';
 import type { Models } from '@lib/db/models';
+import { findOwned } from './owned';
 
 export interface UserGroupAgentMappingView {
   userGroupId: string;
@@ -47,7 +48,11 @@ export class GroupAgentsRepository {
   }
 
   get(userGroupId: string, agentId: string) {
-    return this.models.GroupAgentMapping.findOne(this.scope({ userGroupId, agentId })).lean();
+    return findOwned(
+      this.models.GroupAgentMapping,
+      `${this.organizationId}:${userGroupId}:${agentId}`,
+      this.organizationId,
+    );
   }
 
   /** Creates the mapping, or returns the existing one with `created: false`. */

@@ -4,6 +4,7 @@ import type { UserGroupDoc } from '@lib/db/user-group.schema';
 import { containsPattern, type PageRequest } from '@lib/paging';
 import { newId } from '@lib/ids';
 import { findPage } from './find-page';
+import { findOwned } from './owned';
 
 export interface UserGroupView {
   userGroupId: string;
@@ -48,7 +49,7 @@ export class GroupsRepository {
   }
 
   get(id: string) {
-    return this.models.UserGroup.findOne(this.scope({ _id: id })).lean();
+    return findOwned(this.models.UserGroup, id, this.organizationId);
   }
 
   async create(fields: GroupFields) {

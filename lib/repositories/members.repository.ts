@@ -2,7 +2,7 @@ import type { FilterQuery } from 'mongoose';
 import type { Models } from '@lib/db/models';
 import type { MemberDoc, Role } from '@lib/db/member.schema';
 import { containsPattern, type PageRequest } from '@lib/paging';
-import { newId } from '@lib/ids';
+import { deleteOwned, findOwned, updateOwned } from './owned';
 import { findPage } from './find-page';
 
 export interface MemberView {
@@ -31,6 +31,9 @@ export function toMemberView(m: MemberDoc): MemberView {
   };
 }
 
+/** One membership per (organization, user): the pair is the primary key. */
+export const memberDocId = (organizationId: string, userId: string) => `${organizationId}:${userId}`;
+
 /** Members of one organization; every query is scoped to it. */
 export class MembersRepository {
   constructor(
@@ -49,18 +52,19 @@ export class MembersRepository {
     return findPage(this.models.Member, filter, { createdAt: 1, _id: 1 }, opts);
   }
 
+  /** Read on every authenticated request: by primary key. */
   get(userId: string) {
-    return this.models.Member.findOne(this.scope({ userId })).lean();
+    return findOwned(this.models.Member, memberDocId(this.organizationId, userId), this.organizationId);
   }
 
   /** Finds a member by our user id or by the caller's identifier for them (sourceId). */
-  findByUserIdOrSourceId(id: string) {
-    return this.models.Member.findOne(this.scope({ $or: [{ userId: id }, { sourceId: id }] })).lean();
+  async findByUserIdOrSourceId(id: string) {
+    return (await this.get(id)) ?? this.models.Member.findOne(this.scope({ sourceId: id })).lean();
   }
 
   async add(user: { _id: string; name: string; email: string; sourceId?: string }, role: Role) {
     const doc = await this.models.Member.create({
-      _id: newId('mem'),
+      _id: memberDocId(this.organizationId, user._id),
       organizationId: this.organizationId,
       userId: user._id,
       role,
@@ -72,27 +76,22 @@ export class MembersRepository {
   }
 
   setRole(userId: string, role: Role) {
-    return this.models.Member.findOneAndUpdate(
-      this.scope({ userId }),
-      { $set: { role } },
-      { new: true },
-    ).lean();
+    return updateOwned(this.models.Member, memberDocId(this.organizationId, userId), this.organizationId, {
+      $set: { role },
+    });
   }
 
   setGroup(userId: string, userGroupId: string) {
-    return this.models.Member.findOneAndUpdate(
-      this.scope({ userId }),
-      { $set: { userGroupId } },
-      { new: true },
-    ).lean();
+    return updateOwned(this.models.Member, memberDocId(this.organizationId, userId), this.organizationId, {
+      $set: { userGroupId },
+    });
   }
 
   async clearGroup(userGroupId: string) {
     await this.models.Member.updateMany(this.scope({ userGroupId }), { $set: { userGroupId: null } });
   }
 
-  async remove(userId: string): Promise<boolean> {
-    const res = await this.models.Member.deleteOne(this.scope({ userId }));
-    return res.deletedCount === 1;
+  remove(userId: string): Promise<boolean> {
+    return deleteOwned(this.models.Member, memberDocId(this.organizationId, userId), this.organizationId);
   }
 }

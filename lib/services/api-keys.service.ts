@@ -4,7 +4,6 @@ import type { RequestContext } from '@lib/auth/context';
 import type { PermissionMap } from '@lib/db/api-key.schema';
 import type { Models } from '@lib/db/models';
 import { notFound } from '@lib/errors';
-import { newId } from '@lib/ids';
 import { page, type PageRequest } from '@lib/paging';
 import { ApiKeysRepository, toApiKeyView } from '@lib/repositories/api-keys.repository';
 
@@ -23,9 +22,9 @@ export class ApiKeysService {
 
   /** The key value is in this response only; the store keeps its hash. */
   async create(ctx: RequestContext, body: ApiKeyBody) {
-    const { key, keyHash, keyPrefix } = generateApiKey();
+    const { apiKeyId, key, keyHash, keyPrefix } = generateApiKey();
     const record = await this.repo(ctx).create({
-      _id: newId('key'),
+      _id: apiKeyId,
       description: body.description ?? '',
       permissions: body.permissions ?? {},
       keyHash,

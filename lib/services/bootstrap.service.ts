@@ -2,7 +2,6 @@ import { generateApiKey } from '@lib/auth/api-key-secret';
 import type { TokenService } from '@lib/auth/tokens';
 import { API_KEY_SCOPES, type PermissionMap } from '@lib/db/api-key.schema';
 import type { Models } from '@lib/db/models';
-import { newId } from '@lib/ids';
 import { ApiKeysRepository } from '@lib/repositories/api-keys.repository';
 import { MembersRepository } from '@lib/repositories/members.repository';
 import { createOrganization } from '@lib/repositories/organizations.repository';
@@ -24,9 +23,9 @@ export async function bootstrapOrganization(
     name: input.name,
   });
   await new MembersRepository(models, org._id).add(user, 'owner');
-  const { key, keyHash, keyPrefix } = generateApiKey();
+  const { apiKeyId, key, keyHash, keyPrefix } = generateApiKey();
   await new ApiKeysRepository(models, org._id).create({
-    _id: newId('key'),
+    _id: apiKeyId,
     description: 'bootstrap key (all permissions)',
     permissions: ALL_PERMISSIONS,
     keyHash,
