@@ -38,7 +38,7 @@
  * default silent), TURN_TIMEOUT_MS (60000).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Agent, createServer, request } from 'node:http';
+import { Agent, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -63,7 +63,7 @@ import { workflowIds } from '@lib/temporal/workflow-ids';
 import { createWorker } from '@worker/create-worker';
 import { createWorkerDeps } from '@worker/worker-deps';
 import { startScriptedLlm } from '../test/helpers/llm';
-import { keepAliveAgent, table } from './lib/load';
+import { keepAliveAgent, send, table } from './lib/load';
 
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 const TURNS = num('TURNS', 50);
@@ -111,39 +111,15 @@ function loopDelay() {
   };
 }
 
-function postJson(
-  baseUrl: string,
-  agent: Agent,
-  path: string,
-  token: string,
-  body: object,
-): Promise<{ status: number; body: string }> {
-  const data = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${baseUrl}${path}`,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          Authorization: `Bearer ${token}`,
-          'Content-Type': 'application/json',
-          'Content-Length': Buffer.byteLength(data),
-          Accept: 'application/json',
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(data);
-  });
+function postJson(baseUrl: string, agent: Agent, path: string, token: string, body: object) {
+  return send(
+    baseUrl,
+    agent,
+    'POST',
+    path,
+    { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+    body,
+  );
 }
 
 /** `count` operations by `concurrency` closed-loop clients; each latency and the wall time. */

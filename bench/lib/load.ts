@@ -19,14 +19,21 @@ export function keepAliveAgent(concurrency: number): Agent {
   return new Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency });
 }
 
-/** One GET; resolves with the status and body once the body has been read completely. */
-export function get(
-  target: LoadTarget,
+/** One request; resolves with the status and body once the body has been read completely. */
+export function send(
+  baseUrl: string,
+  agent: Agent,
+  method: 'GET' | 'POST',
   path: string,
   headers: Record<string, string>,
+  body?: object,
 ): Promise<{ status: number; body: string }> {
+  const data = body === undefined ? undefined : JSON.stringify(body);
+  const allHeaders = data
+    ? { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(data)) }
+    : headers;
   return new Promise((resolve, reject) => {
-    const req = request(`${target.baseUrl}${path}`, { agent: target.agent, headers }, (res) => {
+    const req = request(`${baseUrl}${path}`, { method, agent, headers: allHeaders }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () =>
@@ -35,8 +42,13 @@ export function get(
       res.on('error', reject);
     });
     req.on('error', reject);
-    req.end();
+    req.end(data);
   });
+}
+
+/** One GET of a load target. */
+export function get(target: LoadTarget, path: string, headers: Record<string, string>) {
+  return send(target.baseUrl, target.agent, 'GET', path, headers);
 }
 
 /** `concurrency` closed-loop clients each send the next request as soon as the previous answer is read. */
