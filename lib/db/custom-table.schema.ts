@@ -5,6 +5,9 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 
 export interface TableFieldDoc {
   name: string;
+  /** Where rows keep this field's value: its name at creation, unchanged by renames (so a rename moves no
+   * data and cannot race with writes). Absent on fields stored before keys existed: then the name. */
+  key?: string;
   type: FieldType;
   required: boolean;
   /** The default as JSON text in its wire form (timestamps normalised to ISO 8601 UTC); null when none.
@@ -23,9 +26,6 @@ export interface CustomTableDoc {
   description: string | null;
   fields: TableFieldDoc[];
   creatorUserId: string;
-  /** Hint for the next free row id: the end+1 of the newest id block this process saw. Only a hint, the
-   * id blocks (table-row-id-block.schema.ts) are the truth, so a lost update here costs a retry, not an id. */
-  nextRowId: number;
   /** Bumped by every definition change; column changes compare-and-set on it. */
   schemaVersion: number;
   createdAt: Date;
@@ -35,6 +35,7 @@ export interface CustomTableDoc {
 const fieldSchema = new Schema<TableFieldDoc>(
   {
     name: { type: String, required: true },
+    key: { type: String },
     type: { type: String, required: true, enum: FIELD_TYPES },
     required: { type: Boolean, required: true },
     defaultJson: { type: String, default: null },
@@ -52,7 +53,6 @@ export const customTableSchema = new Schema<CustomTableDoc>(
     description: { type: String, default: null },
     fields: { type: [fieldSchema], required: true },
     creatorUserId: { type: String, required: true },
-    nextRowId: { type: Number, default: 1 },
     schemaVersion: { type: Number, default: 1 },
   },
   { timestamps: true, minimize: false, versionKey: false },

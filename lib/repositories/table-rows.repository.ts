@@ -3,7 +3,13 @@ import type { CustomTableDoc, TableFieldDoc } from '@lib/db/custom-table.schema'
 import type { Models } from '@lib/db/models';
 import { rowIdBlockId, type TableRowIdBlockDoc } from '@lib/db/table-row-id-block.schema';
 import type { SortSpec } from '@lib/tables/order-by';
-import { fieldIndexName, fieldPath, rowsCollectionName, type StoredRow } from '@lib/tables/storage';
+import {
+  fieldIndexName,
+  fieldPath,
+  rowsCollectionName,
+  storageKey,
+  type StoredRow,
+} from '@lib/tables/storage';
 
 const isDuplicateKey = (err: unknown) => (err as { code?: number }).code === 11000;
 const NAMESPACE_NOT_FOUND = 26;
@@ -21,15 +27,20 @@ const isIndexed = (field: TableFieldDoc) => field.type !== 'jsonb';
 export class TableRowsRepository {
   private readonly rows: mongo.Collection<StoredRow>;
   private readonly blocks: mongo.Collection<TableRowIdBlockDoc>;
+  /** `{ _id: tableId, next }`: where the next reservation should try first. Kept off the table definition so
+   * row inserts never write the definition (FerretDB v1 updates rewrite the whole document, so concurrent
+   * updates of one document can undo each other, e.g. a column rename). */
+  private readonly hints: mongo.Collection<{ _id: string; next: number }>;
 
   constructor(
     private readonly models: Models,
-    private readonly table: Pick<CustomTableDoc, '_id' | 'nextRowId'>,
+    private readonly table: Pick<CustomTableDoc, '_id'>,
   ) {
     const db = models.CustomTable.db.db;
     if (!db) throw new Error('database connection is not open');
     this.rows = db.collection<StoredRow>(rowsCollectionName(table._id));
     this.blocks = db.collection<TableRowIdBlockDoc>(models.TableRowIdBlock.collection.collectionName);
+    this.hints = db.collection<{ _id: string; next: number }>('table_row_id_hints');
   }
 
   /** Creates the rows collection with one `{ d.<field>: 1, _id: 1 }` index per scalar field. */
@@ -41,7 +52,7 @@ export class TableRowsRepository {
     }
     const indexes = fields
       .filter(isIndexed)
-      .map((f) => ({ key: { [fieldPath(f.name)]: 1, _id: 1 }, name: fieldIndexName(f.name) }));
+      .map((f) => ({ key: { [fieldPath(storageKey(f))]: 1, _id: 1 }, name: fieldIndexName(storageKey(f)) }));
     // Serves: filtering and ordering rows by that field, with id as the tie-break of stable paging.
     if (indexes.length) await this.rows.createIndexes(indexes);
   }
@@ -53,6 +64,7 @@ export class TableRowsRepository {
       if ((err as { code?: number }).code !== NAMESPACE_NOT_FOUND) throw err;
     }
     await this.models.TableRowIdBlock.deleteMany({ tableId: this.table._id });
+    await this.hints.deleteOne({ _id: this.table._id });
   }
 
   /**
@@ -62,7 +74,8 @@ export class TableRowsRepository {
    * their row insert) so the next reservation usually succeeds at its first try.
    */
   async reserveIds(count: number): Promise<number> {
-    let start = Math.max(1, this.table.nextRowId ?? 1);
+    const hint = await this.hints.findOne({ _id: this.table._id });
+    let start = Math.max(1, hint?.next ?? 1);
     for (let attempt = 0; attempt < MAX_RESERVE_ATTEMPTS; attempt++) {
       const _id = rowIdBlockId(this.table._id, start);
       try {
@@ -86,11 +99,7 @@ export class TableRowsRepository {
 
   /** Raises the table's next-id hint to `next` (never lowers it). */
   async advanceIdHint(next: number) {
-    await this.models.CustomTable.updateOne(
-      { _id: this.table._id },
-      { $max: { nextRowId: next } },
-      { timestamps: false },
-    );
+    await this.hints.updateOne({ _id: this.table._id }, { $max: { next } }, { upsert: true });
   }
 
   async insertMany(rows: StoredRow[]) {
@@ -106,7 +115,7 @@ export class TableRowsRepository {
     return { items, total };
   }
 
-  /** Sets the given fields (values in storage form); null when the row does not exist. */
+  /** Sets the given fields (keyed by storage key, values in storage form); null when the row does not exist. */
   update(id: number, values: Record<string, unknown>) {
     const set = Object.fromEntries(Object.entries(values).map(([k, v]) => [fieldPath(k), v]));
     return this.rows.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: 'after' });
@@ -115,20 +124,5 @@ export class TableRowsRepository {
   async remove(id: number): Promise<boolean> {
     const res = await this.rows.deleteOne({ _id: id });
     return res.deletedCount === 1;
-  }
-
-  /** Moves every row's value from `from` to `to` and moves the field's index with it. */
-  async renameField(from: TableFieldDoc, to: string) {
-    await this.rows.updateMany(
-      { [fieldPath(from.name)]: { $exists: true } },
-      { $rename: { [fieldPath(from.name)]: fieldPath(to) } },
-    );
-    if (!isIndexed(from)) return;
-    await this.rows.createIndex({ [fieldPath(to)]: 1, _id: 1 }, { name: fieldIndexName(to) });
-    try {
-      await this.rows.dropIndex(fieldIndexName(from.name));
-    } catch {
-      // Already gone (an earlier, interrupted rename): nothing to drop.
-    }
   }
 }

@@ -13,6 +13,7 @@ import { parseOrderBy } from '@lib/tables/order-by';
 import { describeProblems, RowChecker } from '@lib/tables/rows';
 import type { StoredRow } from '@lib/tables/storage';
 import type { ColumnType } from '@lib/tables/values';
+import { columnPaths } from '@lib/tables/storage';
 
 /** Who acts: a request context, or an activity acting for an organization (userId: the acting user or agent). */
 export type TableCaller = Pick<RequestContext, 'organizationId' | 'userId'>;
@@ -116,8 +117,9 @@ export class TablesService {
       throw badRequest('offset must be an integer of at least 0');
     const table = await this.load(caller, tableName);
     const columns = columnTypes(table);
-    const filter = buildRowFilter(query.filters, columns);
-    const sort = parseOrderBy(query.orderBy, columns);
+    const pathOf = columnPaths(table.fields);
+    const filter = buildRowFilter(query.filters, columns, pathOf);
+    const sort = parseOrderBy(query.orderBy, columns, pathOf);
     const { items, total } = await this.rows(table).list(filter, sort, query);
     const rows = new RowChecker(table.fields);
     return page(
@@ -179,7 +181,8 @@ export class TablesService {
     return { organizationId: caller.organizationId, tableName: table.name, id };
   }
 
-  /** Renames a column and moves its data: filters, sorts and rows use the new name right away. */
+  /** Renames a column: filters, sorts and rows use the new name right away. Rows store values under the
+   * field's fixed storage key, so no data moves and concurrent writes cannot land under the old name. */
   async renameColumn(caller: TableCaller, tableName: string, columnName: string, newName: string) {
     const table = await this.load(caller, tableName);
     const field = table.fields.find((f) => f.name === columnName);
@@ -194,9 +197,7 @@ export class TablesService {
       );
     }
     const fields = table.fields.map((f) => (f.name === columnName ? { ...f, name: newName } : f));
-    const updated = await this.replaceFields(caller, table, fields);
-    await this.rows(table).renameField(field, newName);
-    return toTableView(updated);
+    return toTableView(await this.replaceFields(caller, table, fields));
   }
 
   /** Links a column to the Data Dictionary field of the same name (rename the column first if needed). */

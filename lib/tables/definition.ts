@@ -57,6 +57,7 @@ export function normalizeFields(inputs: FieldInput[]): TableFieldDoc[] {
     }
     return {
       name,
+      key: name,
       type: input.type,
       required: input.required === true,
       defaultJson: defaultJson(input, `fields[${i}].default of '${name}'`),

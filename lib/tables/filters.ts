@@ -103,6 +103,7 @@ function condition(
   type: ColumnType,
   index: number,
   text: string,
+  pathOf: (column: string) => string,
 ): Record<string, unknown> {
   if (!OPERATORS_BY_TYPE[type].includes(segment.operator)) {
     throw segmentError(
@@ -116,7 +117,7 @@ function condition(
     if (!parsed.ok) throw segmentError(index, text, `${parsed.error} for ${type} field '${segment.column}'`);
     return parsed.value;
   };
-  const path = columnPath(segment.column);
+  const path = pathOf(segment.column);
   switch (segment.operator) {
     case 'like':
     case 'ilike':
@@ -142,6 +143,7 @@ function condition(
 export function buildRowFilter(
   filters: string | undefined,
   columns: ReadonlyMap<string, ColumnType>,
+  pathOf: (column: string) => string = columnPath,
 ): Record<string, unknown> {
   if (filters === undefined || filters.trim() === '') return {};
   const texts = splitFilterSegments(filters);
@@ -152,7 +154,7 @@ export function buildRowFilter(
     const segment = parseFilterSegment(text, index);
     const type = columns.get(segment.column);
     if (!type) throw segmentError(index, text, `unknown field '${segment.column}'`);
-    const cond = condition(segment, type, index, text);
+    const cond = condition(segment, type, index, text, pathOf);
     if (!query) {
       query = cond;
       return;

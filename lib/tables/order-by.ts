@@ -12,6 +12,7 @@ export type SortSpec = Array<[string, 1 | -1]>;
 export function parseOrderBy(
   orderBy: string | undefined,
   columns: ReadonlyMap<string, ColumnType>,
+  pathOf: (column: string) => string = columnPath,
 ): SortSpec {
   const sort: SortSpec = [];
   const seen = new Set<string>();
@@ -29,7 +30,7 @@ export function parseOrderBy(
       }
       if (seen.has(column)) throw badRequest(`${where}: '${column}' is already ordered on`);
       seen.add(column);
-      sort.push([columnPath(column), direction === 'asc' ? 1 : -1]);
+      sort.push([pathOf(column), direction === 'asc' ? 1 : -1]);
     });
   }
   if (!sort.some(([path]) => path === ROW_ID_PATH)) sort.push([ROW_ID_PATH, 1]);

@@ -1,7 +1,7 @@
 import type { TableFieldDoc } from '@lib/db/custom-table.schema';
 import { defaultOf } from './definition';
 import { ROW_ID_FIELD } from './limits';
-import type { StoredRow } from './storage';
+import { storageKey, type StoredRow } from './storage';
 import { toStorageValue, toWireValue } from './values';
 
 /** One reason a row was refused; `field` is empty when the row as a whole is wrong. */
@@ -48,10 +48,11 @@ export class RowChecker {
     const values: Record<string, unknown> = {};
     for (const { field, storedDefault } of this.byName.values()) {
       const given = Object.hasOwn(data, field.name) ? data[field.name] : undefined;
-      if (given !== undefined) values[field.name] = this.value(field, given, problems);
-      else if (storedDefault !== undefined) values[field.name] = storedDefault;
+      const key = storageKey(field);
+      if (given !== undefined) values[key] = this.value(field, given, problems);
+      else if (storedDefault !== undefined) values[key] = storedDefault;
       else if (field.required) problems.push({ field: field.name, message: `'${field.name}' is required` });
-      else values[field.name] = null;
+      else values[key] = null;
     }
     return problems.length ? { ok: false, problems } : { ok: true, values };
   }
@@ -64,7 +65,9 @@ export class RowChecker {
     const values: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(data)) {
       const compiled = this.byName.get(key);
-      if (compiled && value !== undefined) values[key] = this.value(compiled.field, value, problems);
+      if (compiled && value !== undefined) {
+        values[storageKey(compiled.field)] = this.value(compiled.field, value, problems);
+      }
     }
     if (!problems.length && Object.keys(values).length === 0) {
       problems.push({ field: '', message: 'data must name at least one field to change' });
@@ -76,7 +79,7 @@ export class RowChecker {
   view(row: StoredRow): Record<string, unknown> {
     const out: Record<string, unknown> = { id: row._id };
     const data = row.d ?? {};
-    for (const field of this.fields) out[field.name] = toWireValue(field.type, data[field.name]);
+    for (const field of this.fields) out[field.name] = toWireValue(field.type, data[storageKey(field)]);
     return out;
   }
 

@@ -17,9 +17,22 @@ export function fieldPath(field: string): string {
   return `d.${field}`;
 }
 
-/** Path of `id` or a field, as used in filters and sorts. */
+/** The key a field's value is stored under (see TableFieldDoc.key). */
+export function storageKey(field: { name: string; key?: string }): string {
+  return field.key ?? field.name;
+}
+
+/** Path of `id` or a field (by its storage key), as used in filters and sorts. */
 export function columnPath(column: string): string {
   return column === 'id' ? ROW_ID_PATH : fieldPath(column);
+}
+
+/** Maps the column names of a table to their document paths. */
+export function columnPaths(
+  fields: ReadonlyArray<{ name: string; key?: string }>,
+): (column: string) => string {
+  const keys = new Map(fields.map((f) => [f.name, storageKey(f)]));
+  return (column) => columnPath(keys.get(column) ?? column);
 }
 
 /** Index names must differ case-insensitively (FerretDB keeps them as SQLite names): `Email` and `email`
