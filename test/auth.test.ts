@@ -100,6 +100,19 @@ describe('authentication and tenancy', () => {
     expect(res.body.error.code).to.equal('invalid_json');
   });
 
+  it('lists literal paths before the parameter paths that would shadow them (the validator takes the first match)', () => {
+    const paths = Object.keys((parse(readFileSync(openApiSpecPath(), 'utf8')) as { paths: object }).paths);
+    const pattern = (p: string) => new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    const shadowed: string[] = [];
+    paths.forEach((earlier, i) => {
+      for (const later of paths.slice(i + 1)) {
+        if (pattern(earlier).test(later.replace(/\{[^}]+\}/g, 'x')))
+          shadowed.push(`${earlier} hides ${later}`);
+      }
+    });
+    expect(shadowed).to.deep.equal([]);
+  });
+
   it('declares a valid capability, or explicit public access, on every operation of the contract', () => {
     const spec = parse(readFileSync(openApiSpecPath(), 'utf8')) as {
       paths: Record<string, Record<string, { security?: unknown[]; 'x-capability'?: string }>>;
