@@ -101,6 +101,25 @@ describe('conversations and turns', () => {
     expect(env.llm.chatRequests.filter((r) => r.model === model)).to.have.length(1);
   });
 
+  it('answers a retried first message in the same conversation, once', async () => {
+    const { agentId, model } = await createTestAgent(env, org.organizationId);
+    env.llm.on({ model }, { content: 'Only once.' });
+    const first = await post({ agentId, message: 'hello', requestId: 'req-retry-1' }).expect(201);
+    const retry = await post({ agentId, message: 'hello', requestId: 'req-retry-1' }).expect(201);
+    expect(retry.body.conversationId).to.equal(first.body.conversationId);
+    await replyOf(first.body.conversationId);
+    expect((await messagesOf(first.body.conversationId)).map((m) => m.role)).to.deep.equal([
+      'user',
+      'assistant',
+    ]);
+    const list = await as(env, org.owner.token)
+      .get(org.path(`/conversations?agentId=${agentId}`))
+      .expect(200);
+    expect(list.body.totalRows).to.equal(1);
+    const other = await createTestAgent(env, org.organizationId);
+    await post({ agentId: other.agentId, message: 'hello', requestId: 'req-retry-1' }).expect(409);
+  });
+
   it('continues a conversation with its history and a pre-filled assistant message', async () => {
     const { agentId, model } = await createTestAgent(env, org.organizationId);
     env.llm.on({ model }, { content: 'First answer' }, 1);

@@ -3,7 +3,6 @@ import type { FilterQuery, SortOrder } from 'mongoose';
 import type { ConversationDoc } from '@lib/db/conversation.schema';
 import type { MessageDoc } from '@lib/db/message.schema';
 import type { Models } from '@lib/db/models';
-import { newId } from '@lib/ids';
 import { containsPattern, type PageRequest } from '@lib/paging';
 import { findPage } from './find-page';
 import { deleteOwned, findOwned, updateOwned } from './owned';
@@ -75,13 +74,30 @@ export class ConversationsRepository {
     return { ...filter, organizationId: this.organizationId };
   }
 
-  async create(fields: Pick<ConversationDoc, 'agentId' | 'title' | 'creatorUserId' | 'isBrowserTask'>) {
-    const doc = await this.models.Conversation.create({
-      _id: newId('cnv'),
-      organizationId: this.organizationId,
-      ...fields,
-    });
-    return doc.toObject();
+  /**
+   * Creates the conversation a request opens, or returns it when that request already did: the id derives
+   * from the creator and the requestId, so a retried POST never opens a second conversation.
+   */
+  async createForRequest(
+    requestId: string,
+    fields: Pick<ConversationDoc, 'agentId' | 'title' | 'creatorUserId' | 'isBrowserTask'>,
+  ): Promise<ConversationDoc> {
+    const key = `${this.organizationId}\n${fields.creatorUserId}\n${requestId}`;
+    const id = `cnv_${createHash('sha256').update(key).digest('base64url').slice(0, 20)}`;
+    const existing = await this.get(id);
+    if (existing) return existing;
+    try {
+      const doc = await this.models.Conversation.create({
+        _id: id,
+        organizationId: this.organizationId,
+        ...fields,
+      });
+      return doc.toObject();
+    } catch (err) {
+      const again = (err as { code?: number }).code === 11000 ? await this.get(id) : null;
+      if (again) return again;
+      throw err;
+    }
   }
 
   get(id: string) {

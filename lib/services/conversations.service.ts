@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '@lib/auth/context';
 import type { ConversationDoc } from '@lib/db/conversation.schema';
 import type { Models } from '@lib/db/models';
-import { notFound } from '@lib/errors';
+import { conflict, notFound } from '@lib/errors';
 import { page, type PageRequest } from '@lib/paging';
 import {
   ConversationsRepository,
@@ -92,12 +92,14 @@ export class ConversationsService {
       if (conversation.agentId !== body.agentId) throw notFound('conversation for this agent');
     } else {
       await getAccessibleAgent(this.models, ctx, body.agentId);
-      conversation = await repo.create({
+      conversation = await repo.createForRequest(requestId, {
         agentId: body.agentId,
         title: body.title ?? titleFrom(body.message ?? body.assistantMessage),
         creatorUserId: ctx.userId,
         isBrowserTask: body.isBrowserTask ?? false,
       });
+      if (conversation.agentId !== body.agentId)
+        throw conflict(`requestId ${requestId} was already used with another agent`);
     }
     const conversationId = conversation._id;
     if (body.assistantMessage) {
