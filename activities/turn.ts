@@ -9,6 +9,9 @@ import type { AgentCallInput, ChatMessage, ToolDefinition, TurnInput } from '@wo
 import { loadAgentTools } from './agent-tools';
 import { streamModel, type ModelCall } from './llm-stream';
 
+/** How much of a conversation the model sees: the newest messages, so a long conversation stays in context. */
+export const HISTORY_MESSAGES = 100;
+
 export interface TurnDeps {
   models: Models;
   llm: OpenAI;
@@ -44,7 +47,7 @@ export function createTurnActivities(deps: TurnDeps) {
       const [conversation, agent, history] = await Promise.all([
         repo.get(input.conversationId),
         loadAgent(deps.models, input.organizationId, input.agentId),
-        repo.messages(input.conversationId),
+        repo.lastMessages(input.conversationId, HISTORY_MESSAGES),
       ]);
       if (!conversation) throw new Error('the conversation no longer exists');
       const frontend = (input.frontendTools ?? []).map((t): ToolDefinition => ({

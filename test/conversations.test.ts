@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ConversationsRepository } from '@lib/repositories/conversations.repository';
 import { createTestAgent } from './helpers/agents';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
@@ -139,6 +140,29 @@ describe('conversations and turns', () => {
       { role: 'assistant', content: 'First answer' },
       { role: 'user', content: 'Question two' },
     ]);
+  });
+
+  it('shows the model only the newest 100 messages of a long conversation, in order', async () => {
+    const { agentId, model } = await createTestAgent(env, org.organizationId);
+    env.llm.on({ model }, { content: 'Noted.' });
+    const created = await post({ agentId, title: 'Long' }).expect(201);
+    const repo = new ConversationsRepository(env.deps.models, org.organizationId);
+    for (let i = 0; i < 105; i++) {
+      const role = i % 2 === 0 ? 'user' : 'assistant';
+      await repo.putMessage({
+        conversationId: created.body.conversationId,
+        requestId: `h${i}`,
+        role,
+        status: 'complete',
+        text: `m${i}`,
+      });
+    }
+    await post({ agentId, conversationId: created.body.conversationId, message: 'latest' }).expect(201);
+    await eventually(async () => (await messagesOf(created.body.conversationId)).length === 107);
+    const sent = env.llm.chatRequests.find((r) => r.model === model)!;
+    expect(sent.messages).to.have.length(101);
+    expect(sent.messages.slice(1, 3).map((m) => m.content)).to.deep.equal(['m6', 'm7']);
+    expect(sent.messages.at(-1)).to.deep.equal({ role: 'user', content: 'latest' });
   });
 
   it('runs server tool calls as activities and loops until the final answer', async () => {

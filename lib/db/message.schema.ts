@@ -9,6 +9,9 @@ export interface MessageDoc {
   /** The turn this message belongs to; (conversation, requestId, role) is unique, so retries never duplicate. */
   requestId: string;
   status: 'complete' | 'error';
+  /** Order within the conversation: microseconds since the epoch, strictly increasing within a process, so
+   * messages written in the same millisecond (a pre-filled reply and the user's message) keep their order. */
+  seq: number;
   createdAt: Date;
 }
 
@@ -27,10 +30,11 @@ export const messageSchema = new Schema<MessageDoc>(
     content: [contentPartSchema],
     requestId: { type: String, required: true },
     status: { type: String, default: 'complete' },
+    seq: { type: Number, required: true },
   },
   { timestamps: { createdAt: true, updatedAt: false }, versionKey: false },
 );
 // Serves: loading a conversation's history in order.
-messageSchema.index({ organizationId: 1, conversationId: 1, createdAt: 1 });
+messageSchema.index({ organizationId: 1, conversationId: 1, seq: 1 });
 // Serves: idempotent writes of a turn's messages.
 messageSchema.index({ organizationId: 1, conversationId: 1, requestId: 1, role: 1 }, { unique: true });

@@ -14,6 +14,13 @@ export const CONVERSATION_ORDER: Record<string, Record<string, SortOrder>> = {
   title: { title: 1 },
 };
 
+let lastSeq = 0;
+/** Microseconds since the epoch, strictly increasing within this process. */
+function nextSeq(): number {
+  lastSeq = Math.max(lastSeq + 1, Date.now() * 1000);
+  return lastSeq;
+}
+
 /** A turn writes each of its messages once: the message id derives from (conversation, requestId, role). */
 export function messageDocId(conversationId: string, requestId: string, role: string): string {
   return `msg_${createHash('sha256').update(`${conversationId}\n${requestId}\n${role}`).digest('base64url').slice(0, 24)}`;
@@ -128,8 +135,17 @@ export class ConversationsRepository {
 
   messages(conversationId: string) {
     return this.models.Message.find(this.scope<MessageDoc>({ conversationId }))
-      .sort({ createdAt: 1, _id: 1 })
+      .sort({ seq: 1, _id: 1 })
       .lean();
+  }
+
+  /** The newest `count` messages, oldest first. */
+  async lastMessages(conversationId: string, count: number) {
+    const newest = await this.models.Message.find(this.scope<MessageDoc>({ conversationId }))
+      .sort({ seq: -1, _id: -1 })
+      .limit(count)
+      .lean();
+    return newest.reverse();
   }
 
   async hasTurn(conversationId: string, requestId: string): Promise<boolean> {
@@ -160,6 +176,7 @@ export class ConversationsRepository {
         requestId: fields.requestId,
         role: fields.role,
         status: fields.status,
+        seq: nextSeq(),
         content: [{ type: 'text', text: fields.text }],
       });
       const message = doc.toObject();
