@@ -3,24 +3,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConversationsRepository } from '@lib/repositories/conversations.repository';
 import { createTestAgent } from './helpers/agents';
-import { testEnv, type TestEnv } from './helpers/env';
+import type { TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
 import { connectClient, connectError } from './helpers/realtime';
 import { eventually } from './helpers/wait';
-import { startTestWorker } from './helpers/worker';
+import { useWorkerAndOrg } from './helpers/worker';
 
 describe('conversations and turns', () => {
+  const suite = useWorkerAndOrg('Chat Org');
   let env: TestEnv;
   let org: TestOrg;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
-
-  before(async () => {
-    env = await testEnv();
-    worker = await startTestWorker(env);
-  });
-  after(async () => worker?.stop());
-  beforeEach(async () => {
-    org = await createTestOrg(env, 'Chat Org');
+  beforeEach(() => {
+    ({ env, org } = suite);
   });
 
   const post = (body: object, token = org.owner.token) =>

@@ -1,21 +1,15 @@
 import { expect } from 'chai';
-import { testEnv, type TestEnv } from './helpers/env';
+import type { TestEnv } from './helpers/env';
 import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
 import { eventually } from './helpers/wait';
-import { startTestWorker } from './helpers/worker';
+import { useWorkerAndOrg } from './helpers/worker';
 
 describe('users', () => {
+  const suite = useWorkerAndOrg('Users Org');
   let env: TestEnv;
   let org: TestOrg;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
-
-  before(async () => {
-    env = await testEnv();
-    worker = await startTestWorker(env);
-  });
-  after(async () => worker?.stop());
-  beforeEach(async () => {
-    org = await createTestOrg(env, 'Users Org');
+  beforeEach(() => {
+    ({ env, org } = suite);
   });
 
   const uniqueEmail = (name: string) => `${name}-${Math.random().toString(36).slice(2, 10)}@example.test`;

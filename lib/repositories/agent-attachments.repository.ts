@@ -1,6 +1,5 @@
-import type { FilterQuery } from 'mongoose';
 import type { AgentLinkDoc, AgentToolAttachmentDoc } from '@lib/db/agent-attachment.schema';
-import type { Models } from '@lib/db/models';
+import { TenantRepository } from './tenant-repository';
 
 export interface AgentToolAttachmentView {
   organizationId: string;
@@ -23,16 +22,7 @@ export function toToolAttachmentView(t: AgentToolAttachmentDoc): AgentToolAttach
 }
 
 /** Tool attachments of the agents of one organization; every query is scoped to it. */
-export class AgentToolsRepository {
-  constructor(
-    private readonly models: Models,
-    readonly organizationId: string,
-  ) {}
-
-  private scope(filter: FilterQuery<AgentToolAttachmentDoc>): FilterQuery<AgentToolAttachmentDoc> {
-    return { ...filter, organizationId: this.organizationId };
-  }
-
+export class AgentToolsRepository extends TenantRepository<AgentToolAttachmentDoc> {
   list(agentId: string) {
     return this.models.AgentToolAttachment.find(this.scope({ agentId }))
       .sort({ createdAt: 1, _id: 1 })
@@ -92,16 +82,7 @@ export function toLinkView(l: AgentLinkDoc, targetAgentName: string): AgentLinkV
 }
 
 /** Agent-to-agent attachments (an agent may call another) of one organization. */
-export class AgentLinksRepository {
-  constructor(
-    private readonly models: Models,
-    readonly organizationId: string,
-  ) {}
-
-  private scope(filter: FilterQuery<AgentLinkDoc>): FilterQuery<AgentLinkDoc> {
-    return { ...filter, organizationId: this.organizationId };
-  }
-
+export class AgentLinksRepository extends TenantRepository<AgentLinkDoc> {
   list(agentId: string) {
     return this.models.AgentLink.find(this.scope({ agentId })).sort({ createdAt: 1, _id: 1 }).lean();
   }

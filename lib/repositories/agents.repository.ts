@@ -1,10 +1,10 @@
-import type { FilterQuery } from 'mongoose';
 import { DEFAULT_AGENT_MODEL, defaultAgent } from '@lib/agents/default-agents';
 import { agentDocId, type AgentDoc, type AgentEmailFields, type AgentVisibility } from '@lib/db/agent.schema';
 import type { Models } from '@lib/db/models';
 import { containsPattern, type PageRequest } from '@lib/paging';
 import { findPage } from './find-page';
 import { deleteOwned, findOwned, updateOwned } from './owned';
+import { TenantRepository } from './tenant-repository';
 
 export interface AgentView extends AgentEmailFields {
   id: string;
@@ -66,16 +66,7 @@ export type AgentFields = Partial<
 const isDuplicateKey = (err: unknown) => (err as { code?: number }).code === 11000;
 
 /** Agents of one organization; every query is scoped to it. Agents are addressed by their wire id. */
-export class AgentsRepository {
-  constructor(
-    private readonly models: Models,
-    readonly organizationId: string,
-  ) {}
-
-  private scope(filter: FilterQuery<AgentDoc> = {}): FilterQuery<AgentDoc> {
-    return { ...filter, organizationId: this.organizationId };
-  }
-
+export class AgentsRepository extends TenantRepository<AgentDoc> {
   async list(query: AgentListQuery) {
     const filter = this.scope();
     if (query.q) filter.name = containsPattern(query.q);

@@ -1,9 +1,9 @@
-import type { FilterQuery } from 'mongoose';
 import { findOwned } from './owned';
 import type { ApiKeyDoc, PermissionMap } from '@lib/db/api-key.schema';
 import type { Models } from '@lib/db/models';
 import type { PageRequest } from '@lib/paging';
 import { findPage } from './find-page';
+import { TenantRepository } from './tenant-repository';
 
 export interface ApiKeyView {
   apiKeyId: string;
@@ -32,16 +32,7 @@ export function toApiKeyView(k: ApiKeyDoc): ApiKeyView {
 }
 
 /** API keys of one organization; every query is scoped to it. */
-export class ApiKeysRepository {
-  constructor(
-    private readonly models: Models,
-    readonly organizationId: string,
-  ) {}
-
-  private scope(filter: FilterQuery<ApiKeyDoc> = {}): FilterQuery<ApiKeyDoc> {
-    return { ...filter, organizationId: this.organizationId };
-  }
-
+export class ApiKeysRepository extends TenantRepository<ApiKeyDoc> {
   async list(opts: PageRequest) {
     const filter = this.scope();
     return findPage(this.models.ApiKey, filter, { createdAt: 1, _id: 1 }, opts);

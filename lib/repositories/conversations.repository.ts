@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { FilterQuery, SortOrder } from 'mongoose';
+import type { SortOrder } from 'mongoose';
 import type { ConversationDoc } from '@lib/db/conversation.schema';
 import type { MessageDoc } from '@lib/db/message.schema';
-import type { Models } from '@lib/db/models';
 import { containsPattern, type PageRequest } from '@lib/paging';
 import { findPage } from './find-page';
 import { deleteOwned, findOwned, updateOwned } from './owned';
+import { TenantRepository } from './tenant-repository';
 
 export const CONVERSATION_ORDER: Record<string, Record<string, SortOrder>> = {
   last_message_created_at: { lastMessageCreatedAt: -1, createdAt: -1 },
@@ -71,16 +71,7 @@ export interface ConversationListQuery extends PageRequest {
 }
 
 /** Conversations and their messages in one organization; every query is scoped to it. */
-export class ConversationsRepository {
-  constructor(
-    private readonly models: Models,
-    readonly organizationId: string,
-  ) {}
-
-  private scope<T>(filter: FilterQuery<T> = {}): FilterQuery<T> {
-    return { ...filter, organizationId: this.organizationId };
-  }
-
+export class ConversationsRepository extends TenantRepository<ConversationDoc> {
   /**
    * Creates the conversation a request opens, or returns it when that request already did: the id derives
    * from the creator and the requestId, so a retried POST never opens a second conversation.

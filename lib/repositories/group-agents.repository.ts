@@ -1,7 +1,6 @@
-import type { FilterQuery } from 'mongoose';
 import type { GroupAgentMappingDoc } from '@lib/db/group-agent-mapping.schema';
-import type { Models } from '@lib/db/models';
 import { findOwned } from './owned';
+import { TenantRepository } from './tenant-repository';
 
 export interface UserGroupAgentMappingView {
   userGroupId: string;
@@ -26,16 +25,7 @@ export function toMappingView(m: GroupAgentMappingDoc, agentName: string): UserG
 const isDuplicateKey = (err: unknown) => (err as { code?: number }).code === 11000;
 
 /** Group-agent mappings of one organization; every query is scoped to it. */
-export class GroupAgentsRepository {
-  constructor(
-    private readonly models: Models,
-    readonly organizationId: string,
-  ) {}
-
-  private scope(filter: FilterQuery<GroupAgentMappingDoc>): FilterQuery<GroupAgentMappingDoc> {
-    return { ...filter, organizationId: this.organizationId };
-  }
-
+export class GroupAgentsRepository extends TenantRepository<GroupAgentMappingDoc> {
   list(userGroupId: string) {
     return this.models.GroupAgentMapping.find(this.scope({ userGroupId }))
       .sort({ createdAt: 1, _id: 1 })

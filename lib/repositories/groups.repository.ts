@@ -1,10 +1,9 @@
-import type { FilterQuery } from 'mongoose';
-import type { Models } from '@lib/db/models';
 import type { UserGroupDoc } from '@lib/db/user-group.schema';
 import { containsPattern, type PageRequest } from '@lib/paging';
 import { newId } from '@lib/ids';
 import { findPage } from './find-page';
 import { findOwned } from './owned';
+import { TenantRepository } from './tenant-repository';
 
 export interface UserGroupView {
   userGroupId: string;
@@ -33,16 +32,7 @@ export function toGroupView(g: UserGroupDoc, defaultGroupId: string | null | und
 export type GroupFields = Pick<UserGroupDoc, 'name' | 'description' | 'fullAccess'>;
 
 /** User groups of one organization; every query is scoped to it. */
-export class GroupsRepository {
-  constructor(
-    private readonly models: Models,
-    readonly organizationId: string,
-  ) {}
-
-  private scope(filter: FilterQuery<UserGroupDoc> = {}): FilterQuery<UserGroupDoc> {
-    return { ...filter, organizationId: this.organizationId };
-  }
-
+export class GroupsRepository extends TenantRepository<UserGroupDoc> {
   async list(opts: { q?: string } & PageRequest) {
     const filter = this.scope(opts.q ? { name: containsPattern(opts.q) } : {});
     return findPage(this.models.UserGroup, filter, { createdAt: 1, _id: 1 }, opts);

@@ -1,9 +1,8 @@
-import type { FilterQuery } from 'mongoose';
-import type { Models } from '@lib/db/models';
 import type { MemberDoc, Role } from '@lib/db/member.schema';
 import { containsPattern, type PageRequest } from '@lib/paging';
 import { deleteOwned, findOwned, updateOwned } from './owned';
 import { findPage } from './find-page';
+import { TenantRepository } from './tenant-repository';
 
 export interface MemberView {
   organizationId: string;
@@ -35,16 +34,7 @@ export function toMemberView(m: MemberDoc): MemberView {
 export const memberDocId = (organizationId: string, userId: string) => `${organizationId}:${userId}`;
 
 /** Members of one organization; every query is scoped to it. */
-export class MembersRepository {
-  constructor(
-    private readonly models: Models,
-    readonly organizationId: string,
-  ) {}
-
-  private scope(filter: FilterQuery<MemberDoc> = {}): FilterQuery<MemberDoc> {
-    return { ...filter, organizationId: this.organizationId };
-  }
-
+export class MembersRepository extends TenantRepository<MemberDoc> {
   async list(opts: { q?: string; role?: Role } & PageRequest) {
     const filter = this.scope();
     if (opts.role) filter.role = opts.role;

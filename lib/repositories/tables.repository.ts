@@ -1,9 +1,8 @@
-import type { FilterQuery } from 'mongoose';
 import type { CustomTableDoc, TableFieldDoc } from '@lib/db/custom-table.schema';
-import type { Models } from '@lib/db/models';
 import type { PageRequest } from '@lib/paging';
 import { toFieldView, type FieldView } from '@lib/tables/definition';
 import { findPage } from './find-page';
+import { TenantRepository } from './tenant-repository';
 
 export interface CustomTableView {
   name: string;
@@ -30,16 +29,7 @@ export function toTableView(t: CustomTableDoc): CustomTableView {
 export type NewTable = Pick<CustomTableDoc, '_id' | 'name' | 'description' | 'fields' | 'creatorUserId'>;
 
 /** Table definitions of one organization; every query is scoped to it. */
-export class TablesRepository {
-  constructor(
-    private readonly models: Models,
-    readonly organizationId: string,
-  ) {}
-
-  private scope(filter: FilterQuery<CustomTableDoc> = {}): FilterQuery<CustomTableDoc> {
-    return { ...filter, organizationId: this.organizationId };
-  }
-
+export class TablesRepository extends TenantRepository<CustomTableDoc> {
   async list(opts: PageRequest) {
     const filter = this.scope();
     return findPage(this.models.CustomTable, filter, { name: 1, _id: 1 }, opts);

@@ -1,7 +1,8 @@
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createWorkerDeps } from '@worker/worker-deps';
 import { createWorker } from '@worker/create-worker';
-import type { TestEnv } from './env';
+import { testEnv, type TestEnv } from './env';
+import { createTestOrg, type TestOrg } from './org';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
@@ -30,4 +31,22 @@ export async function startTestWorker(env: TestEnv) {
       await resources.close();
     },
   };
+}
+
+/**
+ * Mocha hooks for a suite that runs workflows: a real worker for the whole suite and a fresh organization
+ * for every test. Read `suite.env` and `suite.org` inside tests.
+ */
+export function useWorkerAndOrg(orgName: string) {
+  const suite = {} as { env: TestEnv; org: TestOrg };
+  let worker: Awaited<ReturnType<typeof startTestWorker>> | undefined;
+  before(async () => {
+    suite.env = await testEnv();
+    worker = await startTestWorker(suite.env);
+  });
+  after(async () => worker?.stop());
+  beforeEach(async () => {
+    suite.org = await createTestOrg(suite.env, orgName);
+  });
+  return suite;
 }
