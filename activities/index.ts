@@ -1,32 +1,37 @@
-import type OpenAI from 'openai';
-import type { Models } from '@lib/db/models';
-import type { Mailer } from '@lib/mail';
-import type { RealtimeEmitter } from '@lib/realtime/emitter';
-import { loadToolConfig } from './agent-tools';
-import { createCallbackActivities } from './callback';
-import { createMailActivities } from './mail';
+import type { Deps } from '@lib/deps';
+import { createCallbackActivities } from './callbacks';
+import { createTurnActivities } from './conversations';
 import { createToolActivities } from './tools';
-import { createTurnActivities } from './turn';
+import { createUserActivities } from './users';
 
-export interface ActivityDeps {
-  mailer: Mailer;
-  publicBaseUrl: string;
-  models: Models;
-  llm: OpenAI;
-  realtime: RealtimeEmitter;
-  allowPrivateOutbound: boolean;
-}
+/** What the worker's activities use of the process's dependencies (see lib/deps.ts). */
+export type ActivityDeps = Pick<
+  Deps,
+  'config' | 'logger' | 'repos' | 'services' | 'llm' | 'mailer' | 'realtime' | 'outbound'
+>;
 
-/** All activities, built from explicit dependencies (no module-level singletons). */
+/** All activities; each feature gets only the dependencies it needs. */
 export function createActivities(deps: ActivityDeps) {
+  const logger = (feature: string) => deps.logger.child({ feature });
   return {
-    ...createMailActivities(deps),
-    ...createTurnActivities(deps),
-    ...createCallbackActivities(deps),
+    ...createUserActivities({
+      mailer: deps.mailer,
+      publicBaseUrl: deps.config.publicBaseUrl,
+      logger: logger('users'),
+    }),
+    ...createTurnActivities({
+      repos: deps.repos,
+      llm: deps.llm,
+      realtime: deps.realtime,
+      logger: logger('conversations'),
+    }),
+    ...createCallbackActivities({ outbound: deps.outbound }),
     ...createToolActivities({
-      ...deps,
-      loadToolConfig: (organizationId, agentId, toolCode) =>
-        loadToolConfig(deps.models, organizationId, agentId, toolCode),
+      repos: deps.repos,
+      tables: deps.services.tables,
+      outbound: deps.outbound,
+      realtime: deps.realtime,
+      logger: logger('tools'),
     }),
   };
 }

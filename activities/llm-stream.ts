@@ -1,16 +1,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { FAILURES, type AgentLoopSetup, type ChatMessage, type ModelReply, type ModelTool } from '@contracts';
 import { isReasoningModel } from '@lib/llm';
-import type { ChatMessage, ChatToolCall, ToolDefinition } from '@workflows/messages';
-
-export interface ModelCall {
-  model: string;
-  temperature: number;
-  reasoning?: string;
-  messages: ChatMessage[];
-  tools: ToolDefinition[];
-}
 
 export function toOpenAiMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {
   return messages.map((m): ChatCompletionMessageParam => {
@@ -34,7 +26,7 @@ export function toOpenAiMessages(messages: ChatMessage[]): ChatCompletionMessage
   });
 }
 
-function toOpenAiTools(tools: ToolDefinition[]): ChatCompletionTool[] | undefined {
+function toOpenAiTools(tools: ModelTool[]): ChatCompletionTool[] | undefined {
   if (!tools.length) return undefined;
   return tools.map((t) => ({
     type: 'function',
@@ -49,7 +41,7 @@ function classify(err: unknown): never {
     if (!retryable)
       throw ApplicationFailure.nonRetryable(
         `the model rejected the request (${err.status}): ${err.message}`,
-        'LlmRequestRejected',
+        FAILURES.llmRequestRejected,
       );
   }
   throw err;
@@ -61,9 +53,9 @@ function classify(err: unknown): never {
  */
 export async function streamModel(
   client: OpenAI,
-  call: ModelCall,
+  call: AgentLoopSetup,
   onDelta: (text: string) => void,
-): Promise<{ content: string; toolCalls: ChatToolCall[] }> {
+): Promise<ModelReply> {
   const reasoning = isReasoningModel(call.model);
   let content = '';
   const calls: Array<{ id: string; name: string; arguments: string }> = [];

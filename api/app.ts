@@ -6,17 +6,16 @@ import type { Deps } from '@lib/deps';
 import { openApiSpecPath } from '@lib/spec';
 import { docsRouter } from './docs';
 import { errorHandler } from './error-handler';
-import { agentAttachmentsRouter } from './routes/agent-attachments';
-import { agentsRouter } from './routes/agents';
-import { apiKeysRouter } from './routes/api-keys';
-import { assumeRoleRouter } from './routes/assume-role';
-import { conversationsRouter } from './routes/conversations';
-import { groupAgentsRouter } from './routes/group-agents';
-import { groupsRouter } from './routes/groups';
-import { organizationRouter } from './routes/organization';
-import { systemRouter } from './routes/system';
-import { tablesBatchBodyParser, tablesRouter } from './routes/tables';
-import { usersRouter } from './routes/users';
+import { mountOperations } from './operations';
+import { agentsHandlers } from './routes/agents';
+import { apiKeysHandlers } from './routes/api-keys';
+import { assumeRoleHandlers } from './routes/assume-role';
+import { conversationsHandlers } from './routes/conversations';
+import { groupsHandlers } from './routes/groups';
+import { organizationHandlers } from './routes/organization';
+import { tablesBatchBodyParser, tablesHandlers } from './routes/tables';
+import { toolsHandlers } from './routes/tools';
+import { usersHandlers } from './routes/users';
 import { bearerAuthHandler } from './security';
 
 /** Builds the HTTP app: every request is validated against openapi.yaml before a handler sees it. */
@@ -48,21 +47,17 @@ export function createApp(deps: Deps): Express {
       validateSecurity: { handlers: { bearerAuth: bearerAuthHandler(deps.authenticator) } },
     }),
   );
-  for (const router of [
-    systemRouter,
-    organizationRouter,
-    usersRouter,
-    groupsRouter,
-    apiKeysRouter,
-    assumeRoleRouter,
-    tablesRouter,
-    conversationsRouter,
-    agentsRouter,
-    agentAttachmentsRouter,
-    groupAgentsRouter,
-  ]) {
-    app.use(router(deps));
-  }
+  mountOperations(app, {
+    ...organizationHandlers(deps),
+    ...usersHandlers(deps),
+    ...groupsHandlers(deps),
+    ...apiKeysHandlers(deps),
+    ...assumeRoleHandlers(deps),
+    ...tablesHandlers(deps),
+    ...conversationsHandlers(deps),
+    ...agentsHandlers(deps),
+    ...toolsHandlers(deps),
+  });
   app.use(errorHandler(deps.logger));
   return app;
 }

@@ -5,7 +5,6 @@ import type { RequestContext } from '@lib/auth/context';
 import type { Deps } from '@lib/deps';
 import { AppError } from '@lib/errors';
 import { rooms } from '@lib/realtime/rooms';
-import { ConversationsService } from '@lib/services/conversations.service';
 
 interface SocketData {
   ctx: RequestContext;
@@ -59,7 +58,7 @@ export function attachRealtime(httpServer: HttpServer, deps: Deps) {
       serveClient: false,
     },
   );
-  const conversations = new ConversationsService(deps.models, deps.temporal);
+  const { conversations } = deps.services;
 
   io.use((socket, next) => {
     const { authorization, organizationId } = credentials(socket);

@@ -8,7 +8,7 @@ import { attachRealtime } from './realtime';
 async function main() {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { process: 'api' });
-  const deps = await createDeps(config, logger);
+  const deps = await createDeps(config, { logger });
   const server = createServer(createApp(deps));
   const realtime = attachRealtime(server, deps);
   server.listen(config.port, () => logger.info({ port: config.port }, 'api listening'));

@@ -14,12 +14,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { TokenService } from '@lib/auth/tokens';
 import { loadConfig } from '@lib/config';
-import { connectDatabase } from '@lib/db/models';
-import { MembersRepository } from '@lib/repositories/members.repository';
-import { UserAccountsRepository } from '@lib/repositories/users.repository';
-import { bootstrapOrganization } from '@lib/services/bootstrap.service';
+import { closeDeps, createDeps } from '@lib/deps';
+import { createLogger } from '@lib/logger';
+import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
 import type { FromChild, ServerMode, ToChild } from './lib/bench-server';
 import {
   get,
@@ -80,22 +78,22 @@ async function startChild(mode: ServerMode) {
 }
 
 async function seed() {
-  const config = loadConfig();
-  const { conn, models } = await connectDatabase(config.mongodbUri);
-  const tokens = new TokenService(config.auth.jwtSecret, config.auth.issuer, config.auth.sessionTtlSeconds);
+  const deps = await createDeps(loadConfig(), { logger: createLogger('silent') });
   const tag = Date.now().toString(36);
-  const boot = await bootstrapOrganization(models, tokens, {
+  const boot = await bootstrapOrganization(deps.repos, deps.tokens, {
     orgName: 'Bench Org',
     email: `owner-${tag}@bench.test`,
     name: 'Bench Owner',
   });
-  const accounts = new UserAccountsRepository(models);
-  const members = new MembersRepository(models, boot.organizationId);
+  const members = deps.repos.tenant(boot.organizationId).members;
   for (let i = 1; i < MEMBERS; i++) {
-    const user = await accounts.create({ email: `member${i}-${tag}@bench.test`, name: `Member ${i}` });
+    const user = await deps.repos.accounts.create({
+      email: `member${i}-${tag}@bench.test`,
+      name: `Member ${i}`,
+    });
     await members.add(user, i % 5 === 0 ? 'admin' : 'chat');
   }
-  await conn.close();
+  await closeDeps(deps);
   return boot;
 }
 

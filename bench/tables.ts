@@ -16,9 +16,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import mongoose from 'mongoose';
-import { connectDatabase } from '@lib/db/models';
+import { closeDeps, createDeps } from '@lib/deps';
+import { loadConfig } from '@lib/config';
+import { createLogger } from '@lib/logger';
 import { newId } from '@lib/ids';
-import { TablesService } from '@lib/services/tables.service';
 import { canonicalJson } from '@lib/tables/values';
 
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -111,10 +112,12 @@ const fmt = (x: number, digits = 1) => x.toFixed(digits);
 
 async function main() {
   console.log(`tables bench: ${ROWS} rows in batches of ${BATCH}, ${READS} reads per shape and side, ${URI}`);
-  const { conn, models } = await connectDatabase(URI);
+  const deps = await createDeps(loadConfig({ ...process.env, MONGODB_URI: URI }), {
+    logger: createLogger('silent'),
+  });
   const client = new mongoose.mongo.MongoClient(URI);
   await client.connect();
-  const service = new TablesService(models);
+  const service = deps.services.tables;
   const caller = { organizationId: newId('benchorg'), userId: 'bench' };
   const tableName = 'bench_listings';
   const baseline = client
@@ -217,7 +220,7 @@ async function main() {
     await service.remove(caller, tableName).catch(() => undefined);
     await baseline.drop().catch(() => undefined);
     await client.close();
-    await conn.close();
+    await closeDeps(deps);
   }
 }
 

@@ -1,13 +1,9 @@
 import { parseArgs } from 'node:util';
-import { TokenService } from '@lib/auth/tokens';
 import { loadConfig } from '@lib/config';
-import { connectDatabase, type Models } from '@lib/db/models';
+import { closeDeps, createDeps, type Deps } from '@lib/deps';
 import { AppError } from '@lib/errors';
-import { MembersRepository } from '@lib/repositories/members.repository';
-import { OrganizationRepository } from '@lib/repositories/organizations.repository';
-import { bootstrapOrganization } from '@lib/services/bootstrap.service';
-import { decidePendingChange, toSettingsView } from '@lib/services/organization.service';
-import { ROLE_CAPABILITIES } from '@lib/auth/roles';
+import { createLogger } from '@lib/logger';
+import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
 
 const USAGE = `Operator commands (each prints one line of JSON):
   bootstrap --org-name NAME --email EMAIL --name NAME   create an organization, its owner, a session and an API key
@@ -24,11 +20,12 @@ function required(flags: Flags, name: string): string {
   return value;
 }
 
-async function run(models: Models, tokens: TokenService, command: string[], flags: Flags): Promise<unknown> {
+async function run(deps: Deps, command: string[], flags: Flags): Promise<unknown> {
   const [verb, sub] = command;
+  const { organization } = deps.services;
   switch (verb) {
     case 'bootstrap':
-      return bootstrapOrganization(models, tokens, {
+      return bootstrapOrganization(deps.repos, deps.tokens, {
         orgName: required(flags, 'org-name'),
         email: required(flags, 'email'),
         name: required(flags, 'name'),
@@ -36,28 +33,22 @@ async function run(models: Models, tokens: TokenService, command: string[], flag
     case 'session': {
       const org = required(flags, 'org');
       const user = required(flags, 'user');
-      if (!(await new MembersRepository(models, org).get(user)))
+      if (!(await deps.repos.tenant(org).members.get(user)))
         throw new AppError(1, 'not_found', `user ${user} is not a member of ${org}`);
-      return { sessionToken: (await tokens.signSession(org, user)).token };
+      return { sessionToken: (await deps.tokens.signSession(org, user)).token };
     }
     case 'org-change': {
       const org = required(flags, 'org');
-      if (sub === 'list') {
-        const doc = await new OrganizationRepository(models, org).get();
-        if (!doc) throw new AppError(1, 'not_found', `organization ${org} not found`);
-        return toSettingsView(doc, { capabilities: ROLE_CAPABILITIES.owner }).pendingChanges;
-      }
+      if (sub === 'list') return organization.pendingChanges(org);
       if (sub === 'approve' || sub === 'reject')
-        return decidePendingChange(models, org, required(flags, 'change'), sub === 'approve');
+        return organization.decidePendingChange(org, required(flags, 'change'), sub === 'approve');
       break;
     }
-    case 'org-public': {
-      const org = required(flags, 'org');
-      const enabled = required(flags, 'enabled') === 'true';
-      const doc = await new OrganizationRepository(models, org).update({ hostsPublicContent: enabled });
-      if (!doc) throw new AppError(1, 'not_found', `organization ${org} not found`);
-      return { organizationId: org, hostsPublicContent: doc.hostsPublicContent };
-    }
+    case 'org-public':
+      return organization.setHostsPublicContent(
+        required(flags, 'org'),
+        required(flags, 'enabled') === 'true',
+      );
   }
   throw new AppError(2, 'usage', USAGE);
 }
@@ -76,13 +67,12 @@ async function main() {
     },
   });
   const config = loadConfig();
-  const { conn, models } = await connectDatabase(config.mongodbUri);
+  const deps = await createDeps(config, { logger: createLogger('silent') });
   try {
-    const tokens = new TokenService(config.auth.jwtSecret, config.auth.issuer, config.auth.sessionTtlSeconds);
-    const result = await run(models, tokens, positionals, values);
+    const result = await run(deps, positionals, values);
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
-    await conn.close();
+    await closeDeps(deps);
   }
 }
 

@@ -1,30 +1,48 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { Redis } from 'ioredis';
-import type { Connection } from 'mongoose';
+import type OpenAI from 'openai';
 import { Authenticator } from './auth/authenticator';
 import { TokenService } from './auth/tokens';
 import type { Config } from './config';
-import { connectDatabase, type Models } from './db/models';
-import type { Logger } from './logger';
+import { Database } from './db/connection';
+import { createOutboundClient, type OutboundClient } from './http/outbound';
+import { createLlmClient } from './llm';
+import { createLogger, type Logger } from './logger';
+import { createMailer, type Mailer } from './mail';
+import { createRealtimeEmitter, type RealtimeEmitter } from './realtime/emitter';
+import { MODELS, Repositories } from './repositories';
 import { createS3Client } from './s3';
+import { createServices, type Services } from './services';
 import { createTemporalClient, type TemporalDeps } from './temporal/client';
 
-/** Everything the API needs, created once per process and passed down explicitly. */
+/**
+ * Everything a process needs, created once and passed down explicitly. The one composition root: the API, the
+ * worker, the CLI, tests and benches all build themselves from createDeps. Network clients connect lazily, so a
+ * process pays only for what it uses.
+ */
 export interface Deps {
   config: Config;
   logger: Logger;
-  conn: Connection;
-  models: Models;
+  db: Database;
+  repos: Repositories;
+  services: Services;
   temporal: TemporalDeps;
   tokens: TokenService;
   authenticator: Authenticator;
   s3: S3Client;
   redis: Redis;
+  realtime: RealtimeEmitter;
+  llm: OpenAI;
+  mailer: Mailer;
+  outbound: OutboundClient;
 }
 
-export async function createDeps(config: Config, logger: Logger): Promise<Deps> {
-  const { conn, models } = await connectDatabase(config.mongodbUri);
+export async function createDeps(config: Config, opts: { logger?: Logger } = {}): Promise<Deps> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const db = await Database.connect(config.mongodbUri, MODELS);
+  const repos = new Repositories(db);
   const tokens = new TokenService(config.auth.jwtSecret, config.auth.issuer, config.auth.sessionTtlSeconds);
+  const temporal = createTemporalClient(config.temporal);
   const redis = new Redis(config.redisUrl, {
     lazyConnect: true,
     maxRetriesPerRequest: 2,
@@ -34,17 +52,23 @@ export async function createDeps(config: Config, logger: Logger): Promise<Deps> 
   return {
     config,
     logger,
-    conn,
-    models,
-    temporal: createTemporalClient(config.temporal),
+    db,
+    repos,
+    services: createServices(repos, temporal, tokens),
+    temporal,
     tokens,
-    authenticator: new Authenticator(models, tokens, config.auth.oidc),
+    authenticator: new Authenticator(repos, tokens, config.auth.oidc),
     s3: createS3Client(config.s3),
     redis,
+    realtime: createRealtimeEmitter(redis),
+    llm: createLlmClient(config.llm),
+    mailer: createMailer(config.mail.smtpUrl, config.mail.from),
+    outbound: createOutboundClient({ allowPrivate: config.allowPrivateOutbound }),
   };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
-  await Promise.allSettled([deps.conn.close(), deps.temporal.connection.close(), deps.redis.quit()]);
+  deps.mailer.close();
+  await Promise.allSettled([deps.db.close(), deps.temporal.connection.close(), deps.redis.quit()]);
   deps.s3.destroy();
 }

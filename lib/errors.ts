@@ -17,4 +17,12 @@ export const unauthorized = (message = 'missing or invalid credentials') =>
   new AppError(401, 'unauthorized', message);
 export const forbidden = (message = 'not allowed') => new AppError(403, 'forbidden', message);
 export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found`);
-export const conflict = (message: string) => new AppError(409, 'conflict', message);
+/** A write collided with an existing record (a duplicate key, or a concurrent change). */
+export class ConflictError extends AppError {
+  constructor(message: string, code = 'conflict') {
+    super(409, code, message);
+    this.name = 'ConflictError';
+  }
+}
+
+export const conflict = (message: string) => new ConflictError(message);

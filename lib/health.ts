@@ -15,7 +15,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 /** Probes every backing service in parallel; one slow part cannot stall the others. */
 export async function checkHealth(deps: Deps, timeoutMs = 3000) {
   const probes: Record<CheckName, () => Promise<unknown>> = {
-    mongo: () => deps.conn.db!.admin().ping(),
+    mongo: () => deps.db.ping(),
     temporal: () => deps.temporal.connection.workflowService.getSystemInfo({}),
     s3: () => deps.s3.send(new HeadBucketCommand({ Bucket: deps.config.s3.bucket })),
     redis: async () => {

@@ -3,9 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
+import { randomBytes } from 'node:crypto';
 import { createToolActivities } from '@activities/tools';
-import { assertPublicUrl, BlockedAddressError } from '@lib/outbound';
-import { TablesService } from '@lib/services/tables.service';
+import { assertPublicUrl, BlockedAddressError, createOutboundClient } from '@lib/http/outbound';
+import { createLogger } from '@lib/logger';
 import { testEnv, type TestEnv } from './helpers/env';
 import { createTestOrg, type TestOrg } from './helpers/org';
 
@@ -32,34 +33,37 @@ describe('agent server tools', () => {
     org = await createTestOrg(env, 'Tools Org');
   });
 
+  const activitiesFor = (allowPrivate: boolean) =>
+    createToolActivities({
+      repos: env.deps.repos,
+      tables: env.deps.services.tables,
+      outbound: createOutboundClient({ allowPrivate }),
+      realtime: { emit: () => undefined },
+      logger: createLogger('silent'),
+    });
+
+  /** Attaches the tools of `configs` to a fresh agent and runs one call of tool `name` as that agent. */
   const run = async (
     configs: Record<string, Record<string, unknown>>,
     name: string,
     args: object,
     allowPrivate = true,
   ) => {
-    const activities = createToolActivities({
-      models: env.deps.models,
-      realtime: { emit: () => undefined },
-      allowPrivateOutbound: allowPrivate,
-      loadToolConfig: (_org, _agent, code) => Promise.resolve(configs[code] ?? null),
-    });
+    const agentId = `agt_${randomBytes(6).toString('hex')}`;
+    const tools = env.deps.repos.tenant(org.organizationId).toolAttachments;
+    for (const [code, config] of Object.entries(configs)) await tools.create(agentId, code, config);
+    const activities = activitiesFor(allowPrivate);
     const call = { id: 'c1', name, arguments: JSON.stringify(args) };
     const runTool = (input: RunToolInput) => activities.runTool(input);
     const result: unknown = await new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') }).run(
       runTool,
-      {
-        organizationId: org.organizationId,
-        agentId: 'agt_x',
-        requestId: 'r1',
-        call,
-      },
+      { organizationId: org.organizationId, agentId, requestId: 'r1', call },
     );
     return String(result);
   };
 
   it('queries and inserts custom table rows within the configured table', async () => {
-    await new TablesService(env.deps.models).create(
+    await env.deps.services.tables.create(
       { organizationId: org.organizationId, userId: org.owner.userId },
       { name: 'leads', fields: [{ name: 'email', type: 'text', required: true, comments: 'contact' }] },
     );
@@ -122,16 +126,12 @@ describe('agent server tools', () => {
       () => expect.fail('ran an unattached tool'),
       (err: Error) => expect(err.message).to.contain('not attached'),
     );
-    const activities = createToolActivities({
-      models: env.deps.models,
-      realtime: { emit: () => undefined },
-      allowPrivateOutbound: true,
-      loadToolConfig: () => Promise.resolve({}),
-    });
+    await env.deps.repos.tenant(org.organizationId).toolAttachments.create('agt_t', 'current_time', {});
+    const activities = activitiesFor(true);
     const call = { id: 'c1', name: 'current_time', arguments: '{oops' };
     const runTool = (input: RunToolInput) => activities.runTool(input);
     await new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') })
-      .run(runTool, { organizationId: org.organizationId, agentId: 'a', requestId: 'r', call })
+      .run(runTool, { organizationId: org.organizationId, agentId: 'agt_t', requestId: 'r', call })
       .then(
         () => expect.fail('accepted malformed arguments'),
         (err: Error) => expect(err.message).to.contain('JSON'),

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import { accessibleAgentFilter, accessibleAgentIds, getAccessibleAgent } from '@lib/services/agent-access';
+import { groupAgentMappingModel } from '@lib/groups/group-agent-mapping.schema';
 import type { RequestContext } from '@lib/auth/context';
 import { testEnv, type TestEnv } from './helpers/env';
 import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
+import { stored } from './helpers/store';
 
 const base = { description: 'd', instructions: 'i', model: 'gpt-4o-mini' };
 
@@ -105,7 +106,7 @@ describe('agent access by group', () => {
       .delete(org.path(`/groups/${own}`))
       .expect(200);
     expect(await visible(org.chat.token)).to.deep.equal(['Beta']);
-    const ids = await env.deps.models.GroupAgentMapping.countDocuments({
+    const ids = await stored(env, groupAgentMappingModel).countDocuments({
       organizationId: org.organizationId,
       userGroupId: own,
     });
@@ -168,7 +169,7 @@ describe('agent access by group', () => {
       .expect(200);
     expect(after.body.map((m: { agentId: string }) => m.agentId)).to.deep.equal(['default-assistant']);
     expect(
-      await env.deps.models.GroupAgentMapping.countDocuments({
+      await stored(env, groupAgentMappingModel).countDocuments({
         organizationId: org.organizationId,
         agentId: beta,
       }),
@@ -212,14 +213,16 @@ describe('agent access by group', () => {
     const member = await addMember(env, org.organizationId, 'chat', 'Mapped');
     await join(g, member.userId);
     const ctx = await env.deps.authenticator.authenticate(`Bearer ${member.token}`, org.organizationId);
-    expect(await accessibleAgentIds(env.deps.models, ctx)).to.deep.equal([beta]);
-    expect(await accessibleAgentFilter(env.deps.models, ctx)).to.deep.equal({ agentId: { $in: [beta] } });
-    expect((await getAccessibleAgent(env.deps.models, ctx, beta)).name).to.equal('Beta');
+    const { access } = env.deps.services;
+    expect(await access.accessibleAgentIds(ctx)).to.deep.equal([beta]);
+    expect(await access.canAccessAgent(ctx, beta)).to.equal(true);
+    expect(await access.canAccessAgent(ctx, alpha)).to.equal(false);
+    expect((await access.getAccessibleAgent(ctx, beta)).name).to.equal('Beta');
     let error: unknown;
-    await getAccessibleAgent(env.deps.models, ctx, alpha).catch((e: unknown) => (error = e));
+    await access.getAccessibleAgent(ctx, alpha).catch((e: unknown) => (error = e));
     expect(error).to.have.property('status', 404);
     const owner: RequestContext = { ...ctx, userId: org.owner.userId, role: 'owner' };
-    expect(await accessibleAgentIds(env.deps.models, owner)).to.equal(undefined);
-    expect(await accessibleAgentFilter(env.deps.models, owner)).to.deep.equal({});
+    expect(await access.accessibleAgentIds(owner)).to.equal(undefined);
+    expect(await access.canAccessAgent(owner, alpha)).to.equal(true);
   });
 });

@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { testEnv, type TestEnv } from './helpers/env';
+import { agentLinkModel } from '@lib/agents/agent-link.schema';
+import { toolAttachmentModel } from '@lib/tools/tool-attachment.schema';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { stored } from './helpers/store';
 
 const base = { description: 'd', instructions: 'i', model: 'gpt-4o-mini' };
 
@@ -207,11 +210,10 @@ describe('agent tools and agent attachments', () => {
       .delete(org.path(`/agents/${helper}`))
       .expect(200);
     expect((await as(env, org.owner.token).get(links()).expect(200)).body).to.deep.equal([]);
-    const { models } = env.deps;
     const scope = { organizationId: org.organizationId };
-    expect(await models.AgentToolAttachment.countDocuments({ ...scope, agentId: helper })).to.equal(0);
+    expect(await stored(env, toolAttachmentModel).countDocuments({ ...scope, agentId: helper })).to.equal(0);
     expect(
-      await models.AgentLink.countDocuments({
+      await stored(env, agentLinkModel).countDocuments({
         ...scope,
         $or: [{ agentId: helper }, { targetAgentId: helper }],
       }),

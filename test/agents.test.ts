@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { OrganizationRepository } from '@lib/repositories/organizations.repository';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
 
@@ -238,9 +237,7 @@ describe('agents', () => {
     await as(env, org.admin.token).put(url, { visibility: 'private' }).expect(200);
     await as(env, org.admin.token).put(url, { visibility: 'secret' }).expect(400);
 
-    await new OrganizationRepository(env.deps.models, org.organizationId).update({
-      hostsPublicContent: true,
-    });
+    await env.deps.services.organization.setHostsPublicContent(org.organizationId, true);
     const ok = await as(env, org.owner.token).put(url, { visibility: 'public' }).expect(200);
     expect(ok.body).to.deep.equal({ organizationId: org.organizationId, agentId: id, visibility: 'public' });
     const got = await as(env, org.owner.token)

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { testEnv, type TestEnv } from './helpers/env';
+import { apiKeyModel } from '@lib/api-keys/api-key.schema';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { stored } from './helpers/store';
 
 describe('API keys', () => {
   let env: TestEnv;
@@ -36,9 +38,9 @@ describe('API keys', () => {
     expect(JSON.stringify(list.body)).to.not.contain(key);
     expect(list.body.totalRows).to.equal(2); // plus the bootstrap key
 
-    const stored = await env.deps.models.ApiKey.findById(apiKeyId).lean();
-    expect(JSON.stringify(stored)).to.not.contain(key);
-    expect(stored!.keyHash).to.equal(createHash('sha256').update(key).digest('hex'));
+    const record = await stored(env, apiKeyModel).findById(apiKeyId).lean();
+    expect(JSON.stringify(record)).to.not.contain(key);
+    expect(record!.keyHash).to.equal(createHash('sha256').update(key).digest('hex'));
   });
 
   it('authenticates as its creator in its organization and records its use', async () => {

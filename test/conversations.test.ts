@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConversationsRepository } from '@lib/repositories/conversations.repository';
+import { messageModel } from '@lib/conversations/message.schema';
 import { createTestAgent } from './helpers/agents';
 import type { TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { stored } from './helpers/store';
 import { connectClient, connectError } from './helpers/realtime';
 import { eventually } from './helpers/wait';
 import { useWorkerAndOrg } from './helpers/worker';
@@ -140,7 +141,7 @@ describe('conversations and turns', () => {
     const { agentId, model } = await createTestAgent(env, org.organizationId);
     env.llm.on({ model }, { content: 'Noted.' });
     const created = await post({ agentId, title: 'Long' }).expect(201);
-    const repo = new ConversationsRepository(env.deps.models, org.organizationId);
+    const repo = env.deps.repos.tenant(org.organizationId).conversations;
     for (let i = 0; i < 105; i++) {
       const role = i % 2 === 0 ? 'user' : 'assistant';
       await repo.putMessage({
@@ -161,13 +162,12 @@ describe('conversations and turns', () => {
 
   it('runs server tool calls as activities and loops until the final answer', async () => {
     const { agentId, model } = await createTestAgent(env, org.organizationId);
-    await env.deps.models.AgentToolAttachment.create({
-      _id: `${org.organizationId}:${agentId}:current_time`,
-      organizationId: org.organizationId,
-      agentId,
-      toolCode: 'current_time',
-      configurationJson: JSON.stringify({ timeZone: 'Australia/Sydney' }),
-    });
+    await as(env, org.admin.token)
+      .post(org.path(`/agents/${agentId}/tools`), {
+        toolCode: 'current_time',
+        configuration: { timeZone: 'Australia/Sydney' },
+      })
+      .expect(201);
     env.llm.on({ model }, { toolCalls: [{ id: 'call_t1', name: 'current_time', arguments: {} }] }, 1);
     env.llm.on({ model }, (body) => {
       const tool = body.messages.find((m) => m.role === 'tool') as { content: string } | undefined;
@@ -332,20 +332,15 @@ describe('conversations and turns', () => {
       name: 'Expert',
       instructions: 'You know tides.',
     });
-    await env.deps.models.AgentLink.create({
-      _id: `${org.organizationId}:${asker.agentId}:${expert.agentId}`,
-      organizationId: org.organizationId,
-      agentId: asker.agentId,
-      targetAgentId: expert.agentId,
-      instructions: 'Ask about tides.',
-    });
-    await env.deps.models.AgentToolAttachment.create({
-      _id: `${org.organizationId}:${asker.agentId}:call_agent`,
-      organizationId: org.organizationId,
-      agentId: asker.agentId,
-      toolCode: 'call_agent',
-      configurationJson: '{}',
-    });
+    await as(env, org.admin.token)
+      .post(org.path(`/agents/${asker.agentId}/agent-attachments`), {
+        targetAgentId: expert.agentId,
+        instructions: 'Ask about tides.',
+      })
+      .expect(201);
+    await as(env, org.admin.token)
+      .post(org.path(`/agents/${asker.agentId}/tools`), { toolCode: 'call_agent', configuration: {} })
+      .expect(201);
     const toolName = `ask_${expert.agentId}`;
     env.llm.on(
       { model: asker.model },
@@ -475,6 +470,6 @@ describe('conversations and turns', () => {
     await as(env, org.owner.token)
       .get(org.path(`/conversations/${a.conversationId}`))
       .expect(404);
-    expect(await env.deps.models.Message.countDocuments({ conversationId: a.conversationId })).to.equal(0);
+    expect(await stored(env, messageModel).countDocuments({ conversationId: a.conversationId })).to.equal(0);
   });
 });

@@ -28,7 +28,7 @@ describe('GET /healthz', () => {
       redisUrl: 'redis://127.0.0.1:1',
       s3: { ...env.config.s3, bucket: 'no-such-bucket' },
     };
-    const deps = await createDeps(config, createLogger('silent'));
+    const deps = await createDeps(config, { logger: createLogger('silent') });
     try {
       deps.redis.options.retryStrategy = () => null;
       const res = await request(createApp(deps)).get('/healthz').expect(503);

@@ -38,7 +38,7 @@ describe('external OIDC sessions', () => {
       .sign(key);
 
   it('accepts a token from the configured issuer, verified through its JWKS, for a member found by email', async () => {
-    const auth = new Authenticator(env.deps.models, env.deps.tokens, { issuer, audience: 'workspace' });
+    const auth = new Authenticator(env.deps.repos, env.deps.tokens, { issuer, audience: 'workspace' });
     const token = await idToken({ sub: 'idp|123', email: org.admin.email });
     const ctx = await auth.authenticate(`Bearer ${token}`, org.organizationId);
     expect(ctx).to.include({ userId: org.admin.userId, role: 'admin', via: 'session' });
@@ -50,7 +50,7 @@ describe('external OIDC sessions', () => {
   });
 
   it('refuses a token signed by another key', async () => {
-    const auth = new Authenticator(env.deps.models, env.deps.tokens, { issuer, audience: 'workspace' });
+    const auth = new Authenticator(env.deps.repos, env.deps.tokens, { issuer, audience: 'workspace' });
     const stranger = await generateKeyPair('RS256');
     const token = await idToken({ sub: 'idp|123', email: org.admin.email }, stranger.privateKey);
     await auth.authenticate(`Bearer ${token}`, org.organizationId).then(

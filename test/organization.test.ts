@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { decidePendingChange } from '@lib/services/organization.service';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
 
@@ -58,9 +57,13 @@ describe('organization settings', () => {
     expect(nameChanges).to.have.length(1);
     expect(nameChanges[0]).to.include({ value: 'Acme Group', requestedByUserId: org.owner.userId });
 
-    await decidePendingChange(env.deps.models, org.organizationId, nameChanges[0].changeId, true);
+    await env.deps.services.organization.decidePendingChange(
+      org.organizationId,
+      nameChanges[0].changeId,
+      true,
+    );
     const abnChange = replaced.body.pendingChanges.find((c: { field: string }) => c.field === 'abn');
-    await decidePendingChange(env.deps.models, org.organizationId, abnChange.changeId, false);
+    await env.deps.services.organization.decidePendingChange(org.organizationId, abnChange.changeId, false);
     const after = await as(env, org.chat.token).get(org.path()).expect(200);
     expect(after.body).to.include({ name: 'Acme Group', abn: '12345678901' });
     expect(after.body.pendingChanges).to.deep.equal([]);

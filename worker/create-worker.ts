@@ -1,5 +1,6 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '@activities/index';
+import { bundlerOptions, workflowsPath } from './workflow-bundle';
 
 export interface WorkerSettings {
   address: string;
@@ -13,8 +14,9 @@ export interface WorkerSettings {
 export async function createWorker(
   settings: WorkerSettings,
   deps: ActivityDeps,
-  source: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = {
-    workflowsPath: require.resolve('../workflows'),
+  source: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'> = {
+    workflowsPath,
+    bundlerOptions,
   },
 ) {
   const connection = await NativeConnection.connect({ address: settings.address });

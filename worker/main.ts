@@ -1,8 +1,8 @@
 import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig } from '@lib/config';
+import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { createWorker } from './create-worker';
-import { createWorkerDeps } from './worker-deps';
 
 async function main() {
   const config = loadConfig();
@@ -19,14 +19,14 @@ async function main() {
     },
     telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } },
   });
-  const resources = await createWorkerDeps(config);
-  const { worker, connection } = await createWorker(config.temporal, resources.deps);
+  const deps = await createDeps(config, { logger });
+  const { worker, connection } = await createWorker(config.temporal, deps);
   logger.info('worker started');
   try {
     await worker.run();
   } finally {
     await connection.close();
-    await resources.close();
+    await closeDeps(deps);
   }
 }
 

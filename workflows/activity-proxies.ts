@@ -1,7 +1,8 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { FAILURES } from '@contracts';
 import type { createActivities } from '../activities';
 
-type Activities = ReturnType<typeof createActivities>;
+export type Activities = ReturnType<typeof createActivities>;
 
 // Reads and writes of our own database: short and retried quickly. Local activities run in the worker that
 // runs the workflow task, with no round trip through the Temporal server (a turn needs half the server work).
@@ -25,7 +26,7 @@ export const model = proxyActivities<Activities>({
     backoffCoefficient: 2,
     maximumInterval: '1 minute',
     maximumAttempts: 6,
-    nonRetryableErrorTypes: ['LlmRequestRejected'],
+    nonRetryableErrorTypes: [FAILURES.llmRequestRejected],
   },
 });
 
@@ -35,7 +36,7 @@ export const tools = proxyActivities<Activities>({
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumAttempts: 3,
-    nonRetryableErrorTypes: ['ToolInputError'],
+    nonRetryableErrorTypes: [FAILURES.toolInput],
   },
 });
 
@@ -46,6 +47,6 @@ export const callbacks = proxyActivities<Activities>({
     backoffCoefficient: 2,
     maximumInterval: '10 minutes',
     maximumAttempts: 12,
-    nonRetryableErrorTypes: ['CallbackRefused'],
+    nonRetryableErrorTypes: [FAILURES.callbackRefused],
   },
 });

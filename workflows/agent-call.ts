@@ -1,7 +1,7 @@
 import { workflowInfo } from '@temporalio/workflow';
 import { db } from './activity-proxies';
 import { runAgentLoop } from './agent-loop';
-import type { AgentCallInput } from './messages';
+import type { AgentCallInput } from '@contracts';
 
 /** An attached agent answering another agent's question, as a child workflow of the asking turn. */
 export async function agentCallWorkflow(input: AgentCallInput): Promise<string> {

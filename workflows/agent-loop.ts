@@ -1,18 +1,18 @@
 import { ActivityFailure, ChildWorkflowFailure, executeChild } from '@temporalio/workflow';
-import { model, tools, db } from './activity-proxies';
-import type { AgentCallInput, ChatMessage, ChatToolCall, ToolDefinition } from './messages';
-import type { EventTarget } from '../lib/realtime/rooms';
+import {
+  WORKFLOWS,
+  workflowIds,
+  type AgentCallInput,
+  type AgentLoopSetup,
+  type ChatMessage,
+  type ChatToolCall,
+  type EventTarget,
+  type ModelTool,
+} from '@contracts';
+import { db, model, tools } from './activity-proxies';
 
 export const MAX_TOOL_ROUNDS = 8;
 export const MAX_AGENT_DEPTH = 3;
-
-export interface AgentLoopSetup {
-  model: string;
-  temperature: number;
-  reasoning?: string;
-  messages: ChatMessage[];
-  tools: ToolDefinition[];
-}
 
 export interface AgentLoopOptions {
   organizationId: string;
@@ -92,7 +92,7 @@ export async function runAgentLoop(setup: AgentLoopSetup, opts: AgentLoopOptions
   }
 }
 
-async function callAgent(tool: ToolDefinition, call: ChatToolCall, opts: AgentLoopOptions): Promise<string> {
+async function callAgent(tool: ModelTool, call: ChatToolCall, opts: AgentLoopOptions): Promise<string> {
   if (opts.depth >= MAX_AGENT_DEPTH)
     return JSON.stringify({ error: 'agents may call each other at most 3 levels deep' });
   let prompt = call.arguments;
@@ -108,8 +108,8 @@ async function callAgent(tool: ToolDefinition, call: ChatToolCall, opts: AgentLo
     prompt,
     depth: opts.depth + 1,
   };
-  const answer = await executeChild<(input: AgentCallInput) => Promise<string>>('agentCallWorkflow', {
-    workflowId: `agent-call-${opts.organizationId}-${opts.requestId}-${call.id}`,
+  const answer = await executeChild<(input: AgentCallInput) => Promise<string>>(WORKFLOWS.agentCall, {
+    workflowId: workflowIds.agentCall(opts.organizationId, opts.requestId, call.id),
     args: [input],
   });
   return answer;

@@ -1,29 +1,20 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import { FAILURES, type InvitationInput } from '@contracts';
+import type { Activities } from './activity-proxies';
 
 // SMTP relays fail transiently (greylisting, 4xx, restarts): retry for about an hour, then give up.
-const { sendInvitationEmail } = proxyActivities<ReturnType<typeof createActivities>>({
+const { sendInvitationEmail } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '5 minutes',
     maximumAttempts: 20,
-    nonRetryableErrorTypes: ['PermanentMailError'],
+    nonRetryableErrorTypes: [FAILURES.permanentMail],
   },
 });
 
-export interface InvitationInput {
-  organizationId: string;
-  organizationName: string;
-  userId: string;
-  email: string;
-  name: string;
-  role: string;
-  invitedByName: string;
-}
-
-/** Sends the invitation email of a newly created user. Id: `invite-<org>-<userId>`. */
+/** Sends the invitation email of a newly created user. Id: workflowIds.invitation. */
 export async function sendInvitationWorkflow(input: InvitationInput): Promise<{ messageId: string }> {
   return sendInvitationEmail(input);
 }

@@ -1,13 +1,13 @@
 import { condition, setHandler } from '@temporalio/workflow';
 import { callbacks, db } from './activity-proxies';
 import { failureReason, runAgentLoop } from './agent-loop';
-import { frontendToolResultSignal, type ChatToolCall, type TurnInput, type TurnResult } from './messages';
+import { frontendToolResultSignal, type ChatToolCall, type TurnInput, type TurnResult } from '@contracts';
 
 export const FRONTEND_TOOL_TIMEOUT = '5 minutes';
 
 /**
  * One chat turn: run the agent loop (deltas stream to the client; frontend tools wait durably for its result),
- * store the reply exactly once, then notify `callbackUrl`. Id: `turn-<org>-<requestId>`.
+ * store the reply exactly once, then notify `callbackUrl`. Id: workflowIds.turn.
  */
 export async function agentTurnWorkflow(input: TurnInput): Promise<TurnResult> {
   const frontendResults = new Map<string, unknown>();

@@ -20,13 +20,13 @@ async function createHandler(mode: ServerMode) {
   // Response validation is a test-only setting; production runs without it.
   const config = loadConfig({ ...process.env, VALIDATE_RESPONSES: 'false' });
   if (mode === 'api') {
-    const [{ createApp }, { createDeps }, { createLogger }] = await Promise.all([
+    const [{ createApp }, { closeDeps, createDeps }, { createLogger }] = await Promise.all([
       import('@api/app'),
       import('@lib/deps'),
       import('@lib/logger'),
     ]);
-    const deps = await createDeps(config, createLogger(process.env.BENCH_LOG_LEVEL ?? 'silent'));
-    return { handler: createApp(deps), close: () => deps.conn.close() };
+    const deps = await createDeps(config, { logger: createLogger(process.env.BENCH_LOG_LEVEL ?? 'silent') });
+    return { handler: createApp(deps), close: () => closeDeps(deps) };
   }
   const { createBaselineApp } = await import('./read-baseline');
   const baseline = await createBaselineApp(config.mongodbUri);

@@ -20,11 +20,11 @@ import express, { type Express } from 'express';
 import mongoose from 'mongoose';
 import { apiKeyIdOf, apiKeyMatches } from '@lib/auth/api-key-secret';
 import { ROLE_CAPABILITIES, type Capability } from '@lib/auth/roles';
-import type { ApiKeyDoc } from '@lib/db/api-key.schema';
-import type { MemberDoc } from '@lib/db/member.schema';
-import type { OrganizationDoc } from '@lib/db/organization.schema';
-import { memberDocId, toMemberView } from '@lib/repositories/members.repository';
-import { toSettingsView } from '@lib/services/organization.service';
+import type { ApiKeyDoc } from '@lib/api-keys/api-key.schema';
+import type { OrganizationDoc } from '@lib/organization/organization.schema';
+import { toSettingsView } from '@lib/organization/organization.service';
+import type { MemberDoc } from '@lib/users/member.schema';
+import { memberDocId, toMemberView } from '@lib/users/members.repository';
 
 type Db = ReturnType<InstanceType<typeof mongoose.mongo.MongoClient>['db']>;
 

@@ -1,4 +1,4 @@
-import type { AgentEmailFields, AgentDoc, Reasoning } from '@lib/db/agent.schema';
+import type { AgentEmailFields, AgentDoc, Reasoning } from './agent.schema';
 import { badRequest } from '@lib/errors';
 
 /** The create/replace body; shapes and single values are already checked by openapi.yaml. */

@@ -1,4 +1,4 @@
-import type { Reasoning } from '@lib/db/agent.schema';
+import type { Reasoning } from './agent.schema';
 
 /** The model default agents start with; an admin can change it with PUT like any other field. */
 export const DEFAULT_AGENT_MODEL = 'gpt-4o-mini';

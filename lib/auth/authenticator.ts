@@ -1,10 +1,7 @@
 import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
-import type { Models } from '@lib/db/models';
-import type { MemberDoc } from '@lib/db/member.schema';
 import { forbidden, unauthorized } from '@lib/errors';
-import { findApiKeyCrossOrg } from '@lib/repositories/api-keys.repository';
-import { MembersRepository } from '@lib/repositories/members.repository';
-import { UserAccountsRepository } from '@lib/repositories/users.repository';
+import type { Repositories } from '@lib/repositories';
+import type { MemberDoc } from '@lib/users/member.schema';
 import { API_KEY_PREFIX, apiKeyIdOf, apiKeyMatches } from './api-key-secret';
 import type { RequestContext } from './context';
 import { ROLE_CAPABILITIES } from './roles';
@@ -31,7 +28,7 @@ export class Authenticator {
   private readonly lastTouched = new Map<string, number>();
 
   constructor(
-    private readonly models: Models,
+    private readonly repos: Repositories,
     private readonly tokens: TokenService,
     private readonly oidc?: OidcSettings,
   ) {
@@ -52,13 +49,13 @@ export class Authenticator {
 
   private async fromApiKey(key: string, organizationId: string): Promise<RequestContext> {
     const apiKeyId = apiKeyIdOf(key);
-    const record = apiKeyId ? await findApiKeyCrossOrg(this.models, apiKeyId) : null;
+    const record = apiKeyId ? await this.repos.crossOrg.findApiKeyCrossOrg(apiKeyId) : null;
     if (!record || !apiKeyMatches(key, record.keyHash) || record.organizationId !== organizationId) {
       throw unauthorized('invalid API key');
     }
     // The key acts on behalf of its creator: it loses its rights when the creator leaves.
     const member = await this.member(organizationId, record.creatorUserId, 'the creator of this API key');
-    this.touch(record._id, record.lastUsedAt);
+    this.touch(organizationId, record._id, record.lastUsedAt);
     return {
       ...this.contextFor(member, 'api_key'),
       apiKeyId: record._id,
@@ -71,14 +68,15 @@ export class Authenticator {
    * a read plus a write (the dominant cost of a read on the bench). Best effort and never awaited: a failed
    * bookkeeping write must neither fail the request nor surface as an unhandled rejection.
    */
-  private touch(apiKeyId: string, storedLastUsedAt: Date | null | undefined): void {
+  private touch(organizationId: string, apiKeyId: string, storedLastUsedAt: Date | null | undefined): void {
     const now = Date.now();
     const last = Math.max(storedLastUsedAt?.getTime() ?? 0, this.lastTouched.get(apiKeyId) ?? 0);
     if (now - last < LAST_USED_RESOLUTION_MS) return;
     if (this.lastTouched.size >= 10_000) this.lastTouched.clear();
     this.lastTouched.set(apiKeyId, now);
-    this.models.ApiKey.updateOne({ _id: apiKeyId }, { $set: { lastUsedAt: new Date(now) } })
-      .exec()
+    this.repos
+      .tenant(organizationId)
+      .apiKeys.touch(apiKeyId, new Date(now))
       .catch(() => this.lastTouched.delete(apiKeyId));
   }
 
@@ -125,7 +123,7 @@ export class Authenticator {
     } catch {
       throw unauthorized('token signature or claims are invalid');
     }
-    const accounts = new UserAccountsRepository(this.models);
+    const { accounts } = this.repos;
     const email = typeof payload.email === 'string' ? payload.email : undefined;
     const account =
       (payload.sub ? await accounts.findBySourceId(payload.sub) : null) ??
@@ -135,7 +133,7 @@ export class Authenticator {
   }
 
   private async member(organizationId: string, userId: string, who: string): Promise<MemberDoc> {
-    const member = await new MembersRepository(this.models, organizationId).get(userId);
+    const member = await this.repos.tenant(organizationId).members.get(userId);
     if (!member) throw unauthorized(`${who} is not a member of this organization`);
     return member;
   }

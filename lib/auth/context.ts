@@ -1,5 +1,5 @@
-import type { Role } from '@lib/db/member.schema';
-import type { PermissionMap } from '@lib/db/api-key.schema';
+import type { Role } from '@lib/users/member.schema';
+import type { PermissionMap } from '@lib/api-keys/api-key.schema';
 import type { Capability } from './roles';
 
 export type AuthVia = 'session' | 'api_key' | 'assume_role';

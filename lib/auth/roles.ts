@@ -1,4 +1,4 @@
-import type { Role } from '@lib/db/member.schema';
+import type { Role } from '@lib/users/member.schema';
 
 /** Every capability a route can require. Routes declare one with `x-capability` in openapi.yaml. */
 export const CAPABILITIES = [

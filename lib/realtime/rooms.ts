@@ -1,3 +1,5 @@
+import type { EventTarget } from '@contracts';
+
 /** socket.io rooms. Every member joins their user room on connect; conversation rooms are joined on request
  * after an access check. Events of a turn go to both, so only allowed users receive them. */
 export const rooms = {
@@ -8,9 +10,4 @@ export const rooms = {
 
 export type RealtimeEvent = 'conversation' | 'tool-update' | 'task-plan';
 
-export interface EventTarget {
-  organizationId: string;
-  conversationId: string;
-  /** the conversation's creator */
-  userId: string;
-}
+export type { EventTarget };

@@ -1,5 +1,5 @@
-import type { FieldType, TableFieldDoc } from '@lib/db/custom-table.schema';
-import { FIELD_TYPES } from '@lib/db/custom-table.schema';
+import type { FieldType, TableFieldDoc } from './custom-table.schema';
+import { FIELD_TYPES } from './custom-table.schema';
 import { badRequest } from '@lib/errors';
 import { NAME_PATTERN, ROW_ID_FIELD, TABLE_LIMITS } from './limits';
 import { toStorageValue } from './values';
@@ -78,7 +78,7 @@ function defaultJson(input: FieldInput, what: string): string | null {
 }
 
 export function defaultOf(field: TableFieldDoc): unknown {
-  return field.defaultJson === null ? undefined : (JSON.parse(field.defaultJson) as unknown);
+  return field.defaultJson == null ? undefined : (JSON.parse(field.defaultJson) as unknown);
 }
 
 export function toFieldView(field: TableFieldDoc): FieldView {

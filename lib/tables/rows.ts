@@ -1,4 +1,4 @@
-import type { TableFieldDoc } from '@lib/db/custom-table.schema';
+import type { TableFieldDoc } from './custom-table.schema';
 import { defaultOf } from './definition';
 import { ROW_ID_FIELD } from './limits';
 import { storageKey, type StoredRow } from './storage';

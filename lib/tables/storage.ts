@@ -18,7 +18,7 @@ export function fieldPath(field: string): string {
 }
 
 /** The key a field's value is stored under (see TableFieldDoc.key). */
-export function storageKey(field: { name: string; key?: string }): string {
+export function storageKey(field: { name: string; key?: string | null }): string {
   return field.key ?? field.name;
 }
 
@@ -29,7 +29,7 @@ export function columnPath(column: string): string {
 
 /** Maps the column names of a table to their document paths. */
 export function columnPaths(
-  fields: ReadonlyArray<{ name: string; key?: string }>,
+  fields: ReadonlyArray<{ name: string; key?: string | null }>,
 ): (column: string) => string {
   const keys = new Map(fields.map((f) => [f.name, storageKey(f)]));
   return (column) => columnPath(keys.get(column) ?? column);

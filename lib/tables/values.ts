@@ -1,4 +1,4 @@
-import type { FieldType } from '@lib/db/custom-table.schema';
+import type { FieldType } from './custom-table.schema';
 import { parseIsoTimestamp } from './timestamp';
 
 /** The type of a column a filter or sort can name: a field type, or the generated integer row `id`. */

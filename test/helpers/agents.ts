@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { AgentsRepository } from '@lib/repositories/agents.repository';
 import type { TestEnv } from './env';
 
 /** An agent with a model name of its own, so the scripted LLM can answer per test (`llm.on({ model })`). */
@@ -11,7 +10,7 @@ export async function createTestAgent(
   const model = `test-model-${randomBytes(5).toString('hex')}`;
   const agentId = `agt_${randomBytes(8).toString('hex')}`;
   const name = fields.name ?? 'Helper';
-  await new AgentsRepository(env.deps.models, organizationId).create(agentId, {
+  await env.deps.repos.tenant(organizationId).agents.create(agentId, {
     name,
     nameSort: name.toLowerCase(),
     description: 'A test agent',

@@ -40,7 +40,7 @@ export function testEnv(): Promise<TestEnv> {
       JWT_SECRET: process.env.JWT_SECRET ?? randomBytes(32).toString('hex'),
       VALIDATE_RESPONSES: 'true',
     });
-    const deps = await createDeps(config, createLogger(process.env.LOG_LEVEL ?? 'silent'));
+    const deps = await createDeps(config, { logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
     const app = createApp(deps);
     let listening: Promise<{ url: string }> | undefined;
     const listen = () =>

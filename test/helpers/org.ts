@@ -1,9 +1,7 @@
 import request from 'supertest';
-import type { Role } from '@lib/db/member.schema';
 import { newId } from '@lib/ids';
-import { MembersRepository } from '@lib/repositories/members.repository';
-import { UserAccountsRepository } from '@lib/repositories/users.repository';
-import { bootstrapOrganization } from '@lib/services/bootstrap.service';
+import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
+import type { Role } from '@lib/users/member.schema';
 import type { TestEnv } from './env';
 
 export interface TestUser {
@@ -30,8 +28,8 @@ export async function addMember(
   name: string = role,
 ): Promise<TestUser> {
   const email = `${role}-${newId('u').slice(2).toLowerCase()}@example.test`;
-  const user = await new UserAccountsRepository(env.deps.models).create({ email, name });
-  await new MembersRepository(env.deps.models, organizationId).add(user, role);
+  const user = await env.deps.repos.accounts.create({ email, name });
+  await env.deps.repos.tenant(organizationId).members.add(user, role);
   const { token } = await env.deps.tokens.signSession(organizationId, user._id);
   return { userId: user._id, email, token };
 }
@@ -39,7 +37,7 @@ export async function addMember(
 /** A new organization with an owner, an admin and a chat member: every test makes its own. */
 export async function createTestOrg(env: TestEnv, name = 'Test Org'): Promise<TestOrg> {
   const ownerEmail = `owner-${newId('u').slice(2).toLowerCase()}@example.test`;
-  const boot = await bootstrapOrganization(env.deps.models, env.deps.tokens, {
+  const boot = await bootstrapOrganization(env.deps.repos, env.deps.tokens, {
     orgName: name,
     email: ownerEmail,
     name: 'Olive Owner',

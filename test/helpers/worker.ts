@@ -1,6 +1,8 @@
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createWorkerDeps } from '@worker/worker-deps';
+import { closeDeps, createDeps } from '@lib/deps';
+import { createLogger } from '@lib/logger';
 import { createWorker } from '@worker/create-worker';
+import { bundlerOptions, workflowsPath } from '@worker/workflow-bundle';
 import { testEnv, type TestEnv } from './env';
 import { createTestOrg, type TestOrg } from './org';
 
@@ -8,17 +10,17 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
 /** Bundling takes seconds: do it once per run and give every test worker the same bundle. */
 export function workflowBundle() {
-  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('@workflows/index'), logger: silentLogger });
+  bundle ??= bundleWorkflowCode({ workflowsPath, ...bundlerOptions, logger: silentLogger });
   return bundle;
 }
 
 const noop = () => undefined;
 const silentLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 
-/** Runs a real worker on the env's task queue until stop() is called. */
-export async function startTestWorker(env: TestEnv) {
-  const resources = await createWorkerDeps(env.config);
-  const { worker, connection } = await createWorker(env.config.temporal, resources.deps, {
+/** Runs a real worker on the task queue of `env.config` until stop() is called (tests and bench/turns). */
+export async function startTestWorker(env: Pick<TestEnv, 'config'>) {
+  const deps = await createDeps(env.config, { logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
+  const { worker, connection } = await createWorker(env.config.temporal, deps, {
     workflowBundle: await workflowBundle(),
   });
   const running = worker.run();
@@ -28,7 +30,7 @@ export async function startTestWorker(env: TestEnv) {
       worker.shutdown();
       await running;
       await connection.close();
-      await resources.close();
+      await closeDeps(deps);
     },
   };
 }

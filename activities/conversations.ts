@@ -1,0 +1,139 @@
+import { Context } from '@temporalio/activity';
+import type OpenAI from 'openai';
+import type {
+  AgentCallInput,
+  AgentLoopSetup,
+  ChatMessage,
+  EventTarget,
+  ModelCall,
+  ModelTool,
+  TurnInput,
+  TurnSetup,
+} from '@contracts';
+import { toMessageView } from '@lib/conversations/conversations.repository';
+import type { Logger } from '@lib/logger';
+import type { RealtimeEmitter } from '@lib/realtime/emitter';
+import type { Repositories } from '@lib/repositories';
+import { loadModelTools } from '@lib/tools/model-tools';
+import { streamModel } from './llm-stream';
+
+/** How much of a conversation the model sees: the newest messages, so a long conversation stays in context. */
+export const HISTORY_MESSAGES = 100;
+
+export interface TurnActivityDeps {
+  repos: Repositories;
+  llm: OpenAI;
+  realtime: RealtimeEmitter;
+  logger: Logger;
+}
+
+export function createTurnActivities(deps: TurnActivityDeps) {
+  async function loadAgent(organizationId: string, agentId: string) {
+    const tenant = deps.repos.tenant(organizationId);
+    const agent = await tenant.agents.get(agentId);
+    if (!agent) throw new Error(`agent ${agentId} no longer exists`);
+    return {
+      model: agent.model,
+      temperature: Number(agent.creativityScore ?? '0.4'),
+      reasoning: agent.reasoning,
+      instructions: agent.instructions,
+      tools: await loadModelTools(tenant, agentId),
+    };
+  }
+
+  return {
+    /** Agent settings, the conversation so far and the tools the model may call. */
+    async loadTurn(input: TurnInput): Promise<TurnSetup> {
+      const repo = deps.repos.tenant(input.organizationId).conversations;
+      const [conversation, agent, history] = await Promise.all([
+        repo.get(input.conversationId),
+        loadAgent(input.organizationId, input.agentId),
+        repo.lastMessages(input.conversationId, HISTORY_MESSAGES),
+      ]);
+      if (!conversation) throw new Error('the conversation no longer exists');
+      const frontend = (input.frontendTools ?? []).map((t): ModelTool => ({
+        name: t.name,
+        description: t.description ?? '',
+        parameters: t.parameters ?? { type: 'object', properties: {} },
+        executor: 'frontend',
+      }));
+      return {
+        ...agent,
+        messages: [
+          { role: 'system', content: agent.instructions },
+          ...history.map((m): ChatMessage => ({
+            role: m.role,
+            content: m.content.map((p) => p.text).join(''),
+          })),
+        ],
+        tools: [...agent.tools, ...frontend],
+        target: {
+          organizationId: input.organizationId,
+          conversationId: input.conversationId,
+          userId: conversation.creatorUserId,
+        },
+      };
+    },
+
+    /** Settings and tools of an agent asked by another agent; its only message is the question. */
+    async loadAgentCall(input: AgentCallInput): Promise<AgentLoopSetup> {
+      const agent = await loadAgent(input.organizationId, input.agentId);
+      const messages: ChatMessage[] = [
+        { role: 'system', content: agent.instructions },
+        { role: 'user', content: input.prompt },
+      ];
+      return { ...agent, messages };
+    },
+
+    /** One streamed model call; deltas go to the chat client as they arrive. */
+    async callModel(input: ModelCall) {
+      // A retried attempt streams again from the start: `attempt` tells clients to drop earlier deltas.
+      const { attempt } = Context.current().info;
+      const { target } = input;
+      let seq = 0;
+      return streamModel(deps.llm, input, (text) => {
+        if (target)
+          deps.realtime.emit('conversation', target, {
+            type: 'delta',
+            requestId: input.requestId,
+            attempt,
+            seq: seq++,
+            text,
+          });
+      });
+    },
+
+    emitTurnEvent(input: {
+      target: EventTarget;
+      event: 'conversation' | 'tool-update';
+      payload: Record<string, unknown>;
+    }): Promise<void> {
+      deps.realtime.emit(input.event, input.target, input.payload);
+      return Promise.resolve();
+    },
+
+    /** Stores the reply once (idempotent per requestId) and delivers it. */
+    async saveReply(input: {
+      target: EventTarget;
+      requestId: string;
+      text: string;
+      status: 'complete' | 'error';
+    }) {
+      const repo = deps.repos.tenant(input.target.organizationId).conversations;
+      const { message } = await repo.putMessage({
+        conversationId: input.target.conversationId,
+        requestId: input.requestId,
+        role: 'assistant',
+        status: input.status,
+        text: input.text,
+      });
+      const view = toMessageView(message);
+      deps.realtime.emit('conversation', input.target, {
+        type: input.status === 'error' ? 'error' : 'message',
+        requestId: input.requestId,
+        message: view,
+      });
+      return view;
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { FAILURES, type ToolCallInput } from '@contracts';
+import type { Logger } from '@lib/logger';
+import type { RealtimeEmitter } from '@lib/realtime/emitter';
+import type { Repositories } from '@lib/repositories';
+import { findTool, resolveToolConfiguration } from '@lib/tools/registry';
+import type { ToolRunDeps } from '@lib/tools/tool-spec';
+
+export interface ToolActivityDeps extends ToolRunDeps {
+  repos: Repositories;
+  realtime: RealtimeEmitter;
+  logger: Logger;
+}
+
+const refuse = (message: string) => ApplicationFailure.nonRetryable(message, FAILURES.toolInput);
+
+export function createToolActivities(deps: ToolActivityDeps) {
+  /** The attachment's configuration with the tool's defaults, or null when the tool is not attached. */
+  async function attachedConfig(input: ToolCallInput) {
+    const attachment = await deps.repos
+      .tenant(input.organizationId)
+      .toolAttachments.get(input.agentId, input.call.name);
+    if (!attachment) return null;
+    const config = resolveToolConfiguration(input.call.name, JSON.parse(attachment.configurationJson));
+    if (!config)
+      throw refuse(`the configuration of ${input.call.name} is no longer valid; update the attachment`);
+    return config;
+  }
+
+  return {
+    /** Runs one server tool call; the chat client sees it start and end as `tool-update` events. */
+    async runTool(input: ToolCallInput): Promise<string> {
+      const { call, target } = input;
+      const update = (status: string, extra: Record<string, unknown> = {}) => {
+        if (target)
+          deps.realtime.emit('tool-update', target, {
+            requestId: input.requestId,
+            toolCallId: call.id,
+            name: call.name,
+            status,
+            ...extra,
+          });
+      };
+      const tool = findTool(call.name);
+      const config = tool?.run ? await attachedConfig(input) : null;
+      if (!tool?.run || !config) throw refuse(`tool ${call.name} is not attached to this agent`);
+      let args: Record<string, unknown>;
+      try {
+        args = call.arguments ? (JSON.parse(call.arguments) as Record<string, unknown>) : {};
+      } catch {
+        throw refuse('tool arguments are not valid JSON');
+      }
+      update('running');
+      try {
+        const result = await tool.run(
+          { organizationId: input.organizationId, agentId: input.agentId, config },
+          args,
+          deps,
+        );
+        update('completed');
+        return JSON.stringify(result);
+      } catch (err) {
+        update('failed', { error: (err as Error).message });
+        deps.logger.info(
+          { organizationId: input.organizationId, tool: call.name, error: (err as Error).message },
+          'tool call failed',
+        );
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,234 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { io, type Socket } from 'socket.io-client';
+import { createApp } from '@api/app';
+import { attachRealtime } from '@api/realtime';
+import { loadConfig } from '@lib/config';
+import { closeDeps, createDeps, type Deps } from '@lib/deps';
+import { createLogger } from '@lib/logger';
+import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
+import { startScriptedLlm } from '@test/helpers/llm';
+import { startTestWorker } from '@test/helpers/worker';
+import { keepAliveAgent, send } from '../lib/load';
+
+// The service under measurement, set up as the tests set it up: the API and socket.io on a loopback port, a
+// real Temporal worker (test/helpers/worker.ts), the scripted LLM (test/helpers/llm.ts), all in this process.
+
+export interface TurnsSettings {
+  turns: number;
+  createConcurrency: number;
+  turnTimeoutMs: number;
+  dbBreakdown: boolean;
+  instructions: string;
+  temperature: number;
+  /** what the scripted LLM streams for every call */
+  pieces: string[];
+  chunkDelayMs: number;
+}
+
+interface PendingTurn {
+  t0: number;
+  firstDelta?: number;
+  text: string;
+  maxAttempt: number;
+  done: (err?: Error, finalText?: string) => void;
+}
+
+/** What one turn measured: ms from issuing the POST to the first delta, to the message, to the 201. */
+export interface TurnTiming {
+  requestId: string;
+  t0: number;
+  firstDelta: number;
+  final: number;
+  finalText?: string;
+  text: string;
+  posted: number;
+}
+
+export async function startTurnsHarness(settings: TurnsSettings) {
+  const llm = await startScriptedLlm();
+  const uri = process.env.MONGODB_URI ?? '';
+  const config = loadConfig({
+    ...process.env,
+    ...(settings.dbBreakdown
+      ? { MONGODB_URI: `${uri}${uri.includes('?') ? '&' : '?'}monitorCommands=true` }
+      : {}),
+    OPENAI_BASE_URL: llm.baseURL,
+    OPENAI_API_KEY: llm.apiKey,
+    ALLOW_PRIVATE_OUTBOUND: 'true',
+    TEMPORAL_TASK_QUEUE: `bench-turns-${process.pid}-${randomBytes(4).toString('hex')}`,
+    VALIDATE_RESPONSES: 'false',
+  });
+  const deps = await createDeps(config, { logger: createLogger(process.env.BENCH_LOG_LEVEL ?? 'silent') });
+  const server = createServer(createApp(deps));
+  server.keepAliveTimeout = 120_000;
+  const realtime = attachRealtime(server, deps);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const worker = await startTestWorker({ config });
+
+  const seeded = await seed(deps, settings);
+  llm.on(
+    { model: seeded.model },
+    { content: settings.pieces.join(''), chunks: settings.pieces, chunkDelayMs: settings.chunkDelayMs },
+  );
+  const pending = new Map<string, PendingTurn>();
+  const sockets = await Promise.all(
+    seeded.users.map((u) => connectSocket(baseUrl, seeded.orgId, u.token, pending)),
+  );
+  const httpAgent = keepAliveAgent(Math.max(settings.turns, settings.createConcurrency));
+  const path = `/orgs/${seeded.orgId}/conversations`;
+  const post = (token: string, body: object) =>
+    send(
+      baseUrl,
+      httpAgent,
+      'POST',
+      path,
+      { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+      body,
+    );
+
+  /** One turn by `token`'s user: POST, then wait for its final message on the user's socket. */
+  async function turn(token: string, message: string): Promise<TurnTiming> {
+    const requestId = randomUUID();
+    let finish!: (err?: Error, finalText?: string) => void;
+    const finished = new Promise<{ at: number; text?: string }>((resolve, reject) => {
+      const timer = setTimeout(
+        () => finish(new Error(`turn ${requestId} timed out`)),
+        settings.turnTimeoutMs,
+      );
+      finish = (err, text) => {
+        const at = performance.now();
+        clearTimeout(timer);
+        pending.delete(requestId);
+        if (err) reject(err);
+        else resolve({ at, text });
+      };
+    });
+    finished.catch(() => undefined); // awaited below; failing early must not leave it unhandled
+    const entry: PendingTurn = {
+      t0: performance.now(),
+      text: '',
+      maxAttempt: 1,
+      done: (e, t) => finish(e, t),
+    };
+    pending.set(requestId, entry);
+    let res: { status: number; body: string };
+    try {
+      res = await post(token, { agentId: seeded.agentId, message, requestId });
+    } catch (err) {
+      finish(err as Error);
+      throw err;
+    }
+    const posted = performance.now() - entry.t0;
+    if (res.status !== 201) {
+      const err = new Error(`POST answered ${res.status}: ${res.body}`);
+      finish(err);
+      throw err;
+    }
+    const final = await finished;
+    if (entry.firstDelta === undefined) throw new Error(`turn ${requestId}: message without deltas`);
+    return {
+      requestId,
+      t0: entry.t0,
+      firstDelta: entry.firstDelta,
+      final: final.at,
+      finalText: final.text,
+      text: entry.text,
+      posted,
+    };
+  }
+
+  return {
+    config,
+    deps,
+    llm,
+    ...seeded,
+    post,
+    turn,
+    async close() {
+      for (const socket of sockets) socket.disconnect();
+      httpAgent.destroy();
+      await worker.stop();
+      await realtime.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeDeps(deps);
+      await llm.close();
+    },
+  };
+}
+
+/** An organization, a fullAccess group, `turns` chat members in it, one agent with a model of its own. */
+async function seed(deps: Deps, settings: TurnsSettings) {
+  const tag = Date.now().toString(36);
+  const boot = await bootstrapOrganization(deps.repos, deps.tokens, {
+    orgName: 'Bench Turns Org',
+    email: `owner-${tag}@bench.test`,
+    name: 'Bench Owner',
+  });
+  const orgId = boot.organizationId;
+  const tenant = deps.repos.tenant(orgId);
+  const group = await tenant.groups.create({ name: 'Everyone', description: 'all agents', fullAccess: true });
+  const users: Array<{ userId: string; token: string }> = [];
+  for (let i = 0; i < settings.turns; i++) {
+    const user = await deps.repos.accounts.create({ email: `chat${i}-${tag}@bench.test`, name: `Chat ${i}` });
+    await tenant.members.add(user, 'chat');
+    await tenant.members.setGroup(user._id, group._id);
+    users.push({ userId: user._id, token: (await deps.tokens.signSession(orgId, user._id)).token });
+  }
+  const model = `bench-model-${randomBytes(5).toString('hex')}`;
+  const agentId = `agt_${randomBytes(8).toString('hex')}`;
+  await tenant.agents.create(agentId, {
+    name: 'Bench Helper',
+    nameSort: 'bench helper',
+    description: 'benchmark agent',
+    instructions: settings.instructions,
+    model,
+    creativityScore: String(settings.temperature),
+  });
+  return { boot, orgId, users, model, agentId };
+}
+
+/** A member's socket.io client, feeding the map of turns in flight. */
+async function connectSocket(
+  baseUrl: string,
+  orgId: string,
+  token: string,
+  pending: Map<string, PendingTurn>,
+) {
+  const socket: Socket = io(baseUrl, {
+    transports: ['websocket'],
+    reconnection: false,
+    extraHeaders: { Authorization: `Bearer ${token}`, 'x-organization-id': orgId },
+  });
+  socket.on('conversation', (p: Record<string, unknown>) => {
+    const now = performance.now();
+    const turn = pending.get(String(p.requestId));
+    if (!turn) return;
+    if (p.type === 'delta') {
+      const attempt = Number(p.attempt ?? 1);
+      if (attempt > turn.maxAttempt) {
+        // A retried model call streams again from the start.
+        turn.maxAttempt = attempt;
+        turn.text = '';
+      }
+      turn.firstDelta ??= now;
+      turn.text += typeof p.text === 'string' ? p.text : '';
+    } else if (p.type === 'message') {
+      const message = p.message as { content?: Array<{ text?: string }> } | undefined;
+      turn.done(undefined, message?.content?.map((c) => c.text ?? '').join(''));
+    } else if (p.type === 'error') {
+      turn.done(new Error(`turn failed: ${JSON.stringify(p.message)}`));
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('connect_error', reject);
+  });
+  return socket;
+}
+
+export type TurnsHarness = Awaited<ReturnType<typeof startTurnsHarness>>;

@@ -1,0 +1,209 @@
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { tsToMs } from '@temporalio/common/lib/time';
+import mongoose from 'mongoose';
+import type OpenAI from 'openai';
+import { workflowIds } from '@contracts';
+import type { TurnsHarness } from './harness';
+
+// The measured arms and what they record.
+
+export interface Sample {
+  /** ms from issuing the request to the first text (delta event / content token) */
+  first: number;
+  /** ms to the final message event / end of stream */
+  end: number;
+  /** service only: ms to the 201 answer */
+  posted?: number;
+  /** service only: what the phase breakdown needs (wall-clock ms) */
+  trace?: { requestId: string; t0: number; first: number; final: number };
+}
+
+export function pct(values: number[], q: number): number {
+  const sorted = Float64Array.from(values.filter(Number.isFinite)).sort();
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+}
+
+/** Wall-clock ms (sub-ms precision) of a performance.now() reading, to compare with Temporal event times. */
+const wall = (perfNow: number) => performance.timeOrigin + perfNow;
+
+/** Event-loop delay over one phase (p99 and max in ms). */
+export function loopDelay() {
+  const h = monitorEventLoopDelay({ resolution: 5 });
+  h.enable();
+  return () => {
+    h.disable();
+    return { p99: h.percentile(99) / 1e6, max: h.max / 1e6 };
+  };
+}
+
+/** The service arm: one turn through the API, the worker and the socket, checked against the scripted reply. */
+export async function serviceTurn(harness: TurnsHarness, token: string, question: string, reply: string) {
+  const t = await harness.turn(token, question);
+  if (t.text !== reply || t.finalText !== reply)
+    throw new Error(`turn ${t.requestId}: streamed/stored text differs from the scripted reply`);
+  return {
+    first: t.firstDelta - t.t0,
+    end: t.final - t.t0,
+    posted: t.posted,
+    trace: { requestId: t.requestId, t0: wall(t.t0), first: wall(t.firstDelta), final: wall(t.final) },
+  } satisfies Sample;
+}
+
+/** The direct arm: one streaming call straight to the scripted LLM, with the request the service's turn makes. */
+export async function directCall(
+  sdk: OpenAI,
+  request: { model: string; instructions: string; question: string; temperature: number },
+  reply: string,
+): Promise<Sample> {
+  const t0 = performance.now();
+  const stream = await sdk.chat.completions.create({
+    model: request.model,
+    messages: [
+      { role: 'system', content: request.instructions },
+      { role: 'user', content: request.question },
+    ],
+    stream: true,
+    temperature: request.temperature,
+  });
+  let first: number | undefined;
+  let text = '';
+  for await (const chunk of stream) {
+    const piece = chunk.choices[0]?.delta?.content;
+    if (piece) {
+      first ??= performance.now();
+      text += piece;
+    }
+  }
+  const end = performance.now();
+  if (first === undefined || text !== reply) throw new Error('direct call: unexpected stream');
+  return { first: first - t0, end: end - t0 };
+}
+
+/** Runs all at once; a failed sample is counted, not measured. */
+export async function batch(runs: Array<() => Promise<Sample>>) {
+  const settled = await Promise.allSettled(runs.map((run) => run()));
+  const ok = settled.filter((s): s is PromiseFulfilledResult<Sample> => s.status === 'fulfilled');
+  const failed = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed[0]) console.error(`  ${failed.length} failed, e.g. ${String(failed[0].reason)}`);
+  return { samples: ok.map((s) => s.value), errors: failed.length };
+}
+
+/** `count` operations by `concurrency` closed-loop clients; each latency and the wall time. */
+export async function closedLoop(count: number, concurrency: number, op: () => Promise<boolean>) {
+  const latencies: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const started = performance.now();
+  const client = async () => {
+    while (next < count) {
+      next++;
+      const t0 = performance.now();
+      try {
+        if (!(await op())) errors++;
+      } catch {
+        errors++;
+      }
+      latencies.push(performance.now() - t0);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, client));
+  return { latencies, errors, seconds: (performance.now() - started) / 1000 };
+}
+
+export const PHASES = [
+  'POST → 201 at client',
+  'POST → workflow started',
+  'workflow started → loadTurn scheduled',
+  'loadTurn scheduled → started',
+  'loadTurn started → completed',
+  'loadTurn completed → callModel scheduled',
+  'callModel scheduled → started',
+  'callModel started → first delta at client',
+  'first delta at client → callModel completed',
+  'callModel completed → saveReply scheduled',
+  'saveReply scheduled → started',
+  'saveReply started → message at client',
+] as const;
+
+/** Where the turns' time went: each phase's durations, from their Temporal histories. */
+export async function phasesOf(harness: TurnsHarness, turns: Sample[]) {
+  const phases = new Map<string, number[]>(PHASES.map((n) => [n, []]));
+  for (const sample of turns) {
+    const t = sample.trace!;
+    const history = await harness.deps.temporal.client.workflow
+      .getHandle(workflowIds.turn(harness.orgId, t.requestId))
+      .fetchHistory();
+    let started = NaN;
+    const acts = new Map<string, { name: string; scheduled: number; started: number; completed: number }>();
+    for (const e of history.events ?? []) {
+      const at = tsToMs(e.eventTime);
+      if (e.workflowExecutionStartedEventAttributes) started = at;
+      const scheduled = e.activityTaskScheduledEventAttributes;
+      if (scheduled) {
+        const name = scheduled.activityType?.name ?? '?';
+        acts.set(String(e.eventId), { name, scheduled: at, started: NaN, completed: NaN });
+      }
+      const s = e.activityTaskStartedEventAttributes;
+      const a = s && acts.get(String(s.scheduledEventId));
+      if (a) a.started = at;
+      const c = e.activityTaskCompletedEventAttributes;
+      const b = c && acts.get(String(c.scheduledEventId));
+      if (b) b.completed = at;
+    }
+    const act = (name: string) =>
+      [...acts.values()].find((x) => x.name === name) ?? { scheduled: NaN, started: NaN, completed: NaN };
+    const [load, call, save] = [act('loadTurn'), act('callModel'), act('saveReply')];
+    const values = [
+      sample.posted!,
+      started - t.t0,
+      load.scheduled - started,
+      load.started - load.scheduled,
+      load.completed - load.started,
+      call.scheduled - load.completed,
+      call.started - call.scheduled,
+      t.first - call.started,
+      call.completed - t.first,
+      save.scheduled - call.completed,
+      save.started - save.scheduled,
+      t.final - save.started,
+    ];
+    PHASES.forEach((n, i) => phases.get(n)!.push(values[i]!));
+  }
+  return phases;
+}
+
+/** Per database command (`find members`, `insert conversations` …), the durations seen while recording. */
+export function dbRecorder() {
+  const inFlight = new Map<string, string>();
+  let current: Map<string, number[]> | undefined;
+  const recorded: Record<string, Map<string, number[]>> = {};
+  for (const conn of mongoose.connections) {
+    const client = conn.readyState === mongoose.ConnectionStates.connected ? conn.getClient() : undefined;
+    if (!client) continue;
+    client.on('commandStarted', (e) => {
+      const target = e.command[e.commandName] as unknown;
+      inFlight.set(
+        `${e.connectionId}:${e.requestId}`,
+        `${e.commandName} ${typeof target === 'string' ? target : ''}`,
+      );
+    });
+    client.on('commandSucceeded', (e) => {
+      const id = `${e.connectionId}:${e.requestId}`;
+      const name = inFlight.get(id);
+      inFlight.delete(id);
+      if (!current || !name) return;
+      const list = current.get(name) ?? [];
+      list.push(e.duration);
+      current.set(name, list);
+    });
+  }
+  return {
+    start(label: string) {
+      current = recorded[label] ??= new Map();
+    },
+    stop() {
+      current = undefined;
+    },
+    recorded,
+  };
+}

@@ -1,0 +1,165 @@
+import { table } from '../lib/load';
+import { pct, PHASES, type Sample } from './measure';
+
+export const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
+
+export function stat(s: Sample[]) {
+  const firsts = s.map((x) => x.first);
+  const ends = s.map((x) => x.end);
+  return {
+    n: s.length,
+    first50: pct(firsts, 0.5),
+    first99: pct(firsts, 0.99),
+    end50: pct(ends, 0.5),
+    end99: pct(ends, 0.99),
+  };
+}
+
+const row = (label: string, st: ReturnType<typeof stat>, errs: number | string) => [
+  label,
+  String(st.n),
+  String(errs),
+  ms(st.first50),
+  ms(st.first99),
+  ms(st.end50),
+  ms(st.end99),
+];
+
+export interface TurnsReport {
+  turns: number;
+  targets: { p50: number; p99: number };
+  roundRows: string[][];
+  samples: Record<'direct' | 'service', Sample[]>;
+  sequential: Record<'direct' | 'service', Sample[]>;
+  errors: Record<'direct' | 'service', number>;
+  lag: Record<'direct' | 'service', number[]>;
+  phases: { sequential: Map<string, number[]>; concurrent: Map<string, number[]> };
+}
+
+export function printTurns(r: TurnsReport) {
+  console.log(
+    table(
+      ['round', 'arm', 'ok', 'errors', 'first p50', 'first p99', 'end p50', 'end p99', 'loop lag p99'],
+      r.roundRows,
+    ),
+  );
+  console.log('');
+  const d = stat(r.samples.direct);
+  const s = stat(r.samples.service);
+  const posted = r.samples.service.map((x) => x.posted ?? NaN);
+  console.log(
+    table(
+      ['ms', 'samples', 'errors', 'first p50', 'first p99', 'end p50', 'end p99'],
+      [
+        row(`direct, ${r.turns} concurrent: SDK first token / end of stream`, d, r.errors.direct),
+        row(`service, ${r.turns} concurrent: POST → first delta / message`, s, r.errors.service),
+        [
+          `service, ${r.turns} concurrent: POST → 201`,
+          String(posted.length),
+          '',
+          ms(pct(posted, 0.5)),
+          ms(pct(posted, 0.99)),
+          '',
+          '',
+        ],
+        row('direct, one at a time', stat(r.sequential.direct), 0),
+        row('service, one at a time', stat(r.sequential.service), 0),
+      ],
+    ),
+  );
+  const over50 = s.first50 - d.first50;
+  const over99 = s.first99 - d.first99;
+  const verdict = (v: number, target: number) => (v <= target ? 'met' : 'NOT met');
+  console.log(
+    `\nfirst-delta overhead p50: ${over50.toFixed(1)} ms (target ≤ ${r.targets.p50} ms): ${verdict(over50, r.targets.p50)}`,
+  );
+  console.log(
+    `first-delta overhead p99: ${over99.toFixed(1)} ms (target ≤ ${r.targets.p99} ms): ${verdict(over99, r.targets.p99)}`,
+  );
+  console.log(
+    `final message / end of stream: p50 ${(s.end50 / d.end50).toFixed(2)}× ` +
+      `(+${(s.end50 - d.end50).toFixed(1)} ms), p99 ${(s.end99 / d.end99).toFixed(2)}× ` +
+      `(+${(s.end99 - d.end99).toFixed(1)} ms)`,
+  );
+  console.log(
+    `event-loop delay p99 (worst round): service ${ms(Math.max(...r.lag.service))} ms, ` +
+      `direct ${ms(Math.max(...r.lag.direct))} ms`,
+  );
+  console.log(
+    `\nwhere a turn's time goes (Temporal event times, ms resolution): ${r.sequential.service.length} turns ` +
+      `one at a time, ${r.samples.service.length} in rounds of ${r.turns} concurrent\n`,
+  );
+  const p = (phase: Map<string, number[]>, n: string, q: number) => ms(pct(phase.get(n)!, q));
+  console.log(
+    table(
+      ['phase', '1 at a time p50', `${r.turns} concurrent p50`, `${r.turns} concurrent p99`],
+      PHASES.map((n) => [
+        n,
+        p(r.phases.sequential, n, 0.5),
+        p(r.phases.concurrent, n, 0.5),
+        p(r.phases.concurrent, n, 0.99),
+      ]),
+    ),
+  );
+}
+
+export interface CreateStats {
+  latencies: number[];
+  errors: number;
+  seconds: number;
+  lag: number[];
+}
+
+export function printCreates(
+  settings: { creates: number; concurrency: number; sequential: number },
+  concurrent: Record<'api' | 'driver', CreateStats>,
+  single: Record<'api' | 'driver', CreateStats>,
+) {
+  const createRow = (label: string, c: CreateStats) => [
+    label,
+    String(c.latencies.length),
+    String(c.errors),
+    (c.latencies.length / c.seconds).toFixed(0),
+    ms(pct(c.latencies, 0.5)),
+    ms(pct(c.latencies, 0.99)),
+    ms(Math.max(...c.lag)),
+  ];
+  console.log(
+    `\nconversation creation: ${settings.creates} per side with ${settings.concurrency} concurrent clients, ` +
+      `${settings.sequential} per side one at a time\n`,
+  );
+  console.log(
+    table(
+      ['create', 'n', 'errors', 'per s', 'p50 ms', 'p99 ms', 'loop lag p99'],
+      [
+        createRow(`POST /orgs/{org}/conversations, ${settings.concurrency} clients`, concurrent.api),
+        createRow(`driver insertOne, ${settings.concurrency} clients`, concurrent.driver),
+        createRow('POST /orgs/{org}/conversations, 1 client', single.api),
+        createRow('driver insertOne, 1 client', single.driver),
+      ],
+    ),
+  );
+  const rate = (c: CreateStats) => c.latencies.length / c.seconds;
+  console.log(
+    `\napi/driver conversations per second: ${(rate(concurrent.api) / rate(concurrent.driver)).toFixed(3)} at ` +
+      `${settings.concurrency} clients, ${(rate(single.api) / rate(single.driver)).toFixed(3)} at 1 client`,
+  );
+}
+
+export function printDbCommands(recorded: Record<string, Map<string, number[]>>) {
+  for (const [label, commands] of Object.entries(recorded)) {
+    const rows = [...commands.entries()]
+      .map(([name, d]) => ({ name, d, total: d.reduce((a, b) => a + b, 0) }))
+      .sort((a, b) => b.total - a.total)
+      .slice(0, 15)
+      .map(({ name, d, total }) => [
+        name,
+        String(d.length),
+        ms(pct(d, 0.5)),
+        ms(pct(d, 0.99)),
+        total.toFixed(0),
+      ]);
+    console.log(`\ndatabase commands during ${label} (API + worker connections, top 15 by total time)\n`);
+    console.log(table(['command', 'count', 'p50 ms', 'p99 ms', 'total ms'], rows));
+  }
+}

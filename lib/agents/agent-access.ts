@@ -1,0 +1,61 @@
+import type { RequestContext } from '@lib/auth/context';
+import { notFound } from '@lib/errors';
+import type { UserGroupDoc } from '@lib/groups/user-group.schema';
+import type { Repositories } from '@lib/repositories';
+import type { AgentDoc } from './agent.schema';
+
+/*
+ * The agent access rule (spec "User groups"): a caller may use an agent when
+ *   - their role is owner, or
+ *   - their user group has fullAccess, or
+ *   - a mapping exists between their user group and the agent.
+ * A member with no group (userGroupId null, or a group that no longer exists) is in the organization's
+ * default group; with no group and no default group only owners reach agents. Admins follow the group rule
+ * like everyone else; what they may do beyond it (list all, manage) is decided by their capabilities at the
+ * call site. Assume-role tokens carry role chat, so they follow the group rule of their user. API keys act
+ * as their creator.
+ */
+export class AgentAccess {
+  constructor(private readonly repos: Repositories) {}
+
+  /** The group whose rights the caller has, or null. */
+  private async effectiveGroup(ctx: RequestContext): Promise<UserGroupDoc | null> {
+    const tenant = this.repos.tenant(ctx.organizationId);
+    const member = await tenant.members.get(ctx.userId);
+    const own = member?.userGroupId ? await tenant.groups.get(member.userGroupId) : null;
+    if (own) return own;
+    const defaultId = await tenant.organization.defaultGroupId();
+    return defaultId ? tenant.groups.get(defaultId) : null;
+  }
+
+  /** The agents the caller may use: `undefined` means every agent of the organization. */
+  async accessibleAgentIds(ctx: RequestContext): Promise<string[] | undefined> {
+    if (ctx.role === 'owner') return undefined;
+    const group = await this.effectiveGroup(ctx);
+    if (!group) return [];
+    if (group.fullAccess) return undefined;
+    return this.repos.tenant(ctx.organizationId).groupAgents.agentIdsOf(group._id);
+  }
+
+  /** Whether the caller may use this agent (the agent itself is not looked up). */
+  async canAccessAgent(ctx: RequestContext, agentId: string): Promise<boolean> {
+    if (ctx.role === 'owner') return true;
+    const group = await this.effectiveGroup(ctx);
+    if (!group) return false;
+    if (group.fullAccess) return true;
+    return (await this.repos.tenant(ctx.organizationId).groupAgents.get(group._id, agentId)) !== null;
+  }
+
+  /**
+   * The agent if the caller may use it. A default agent id (`default-assistant`, …) creates that agent on
+   * first use. Absent and inaccessible agents both throw the same 404, so access reveals nothing.
+   */
+  async getAccessibleAgent(ctx: RequestContext, agentId: string): Promise<AgentDoc> {
+    // Access first: a caller who may not use an agent never causes a default agent to be created.
+    const agent =
+      (await this.canAccessAgent(ctx, agentId)) &&
+      (await this.repos.tenant(ctx.organizationId).agents.findOrMaterialise(agentId));
+    if (!agent) throw notFound('agent');
+    return agent;
+  }
+}

@@ -1,0 +1,125 @@
+import type { RequestContext } from '@lib/auth/context';
+import { conflict, forbidden, notFound } from '@lib/errors';
+import { newId } from '@lib/ids';
+import { page, type PageRequest } from '@lib/paging';
+import type { Repositories, TenantRepositories } from '@lib/repositories';
+import type { AgentAccess } from './agent-access';
+import { agentFieldsFromBody, type AgentBody } from './agent-fields';
+import { agentDocId, type AgentDoc, type AgentVisibility } from './agent.schema';
+import { toAgentView, type AgentFields, type AgentOrderField } from './agents.repository';
+
+export interface AgentListOptions extends PageRequest {
+  q?: string;
+  /** `name`, `created_at` or `updated_at`, optionally with `:asc` / `:desc` (validated by openapi.yaml). */
+  orderBy?: string;
+  all?: boolean;
+}
+
+/** Default order: by name, A to Z (case-insensitive). */
+function parseOrderBy(orderBy = 'name'): { orderBy: AgentOrderField; descending: boolean } {
+  const [field, direction] = orderBy.split(':');
+  return { orderBy: (field ?? 'name') as AgentOrderField, descending: direction === 'desc' };
+}
+
+export class AgentsService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly access: AgentAccess,
+  ) {}
+
+  private repo(ctx: RequestContext) {
+    return this.repos.tenant(ctx.organizationId).agents;
+  }
+
+  /** What else goes when an agent goes. Knowledge-base and chain attachments add their repositories here. */
+  private dependents(tenant: TenantRepositories): Array<{ removeForAgent(agentId: string): Promise<void> }> {
+    return [tenant.toolAttachments, tenant.agentLinks, tenant.groupAgents];
+  }
+
+  async list(ctx: RequestContext, opts: AgentListOptions) {
+    if (opts.all && !ctx.capabilities.has('agents.all')) {
+      throw forbidden('all=true lists every agent and needs the admin or owner role');
+    }
+    const agentIds = opts.all ? undefined : await this.access.accessibleAgentIds(ctx);
+    const { items, total } = await this.repo(ctx).list({
+      q: opts.q,
+      ...parseOrderBy(opts.orderBy),
+      agentIds,
+      limit: opts.limit,
+      offset: opts.offset,
+    });
+    return page(items.map(toAgentView), total, opts.offset);
+  }
+
+  /**
+   * An agent the caller may read: admins and owners (agents.all) read every agent, since they can list and
+   * manage them all; anyone else needs access by the rule in agent-access.ts. Default agent ids create the
+   * agent on first read.
+   */
+  async readable(ctx: RequestContext, agentId: string): Promise<AgentDoc> {
+    if (!ctx.capabilities.has('agents.all')) return this.access.getAccessibleAgent(ctx, agentId);
+    return this.manageable(ctx, agentId);
+  }
+
+  /** An agent for a management operation; the route already required agents.manage. */
+  async manageable(ctx: RequestContext, agentId: string): Promise<AgentDoc> {
+    const agent = await this.repo(ctx).findOrMaterialise(agentId);
+    if (!agent) throw notFound('agent');
+    return agent;
+  }
+
+  async get(ctx: RequestContext, agentId: string) {
+    return toAgentView(await this.readable(ctx, agentId));
+  }
+
+  async create(ctx: RequestContext, body: AgentBody) {
+    const agentId = newId('agt');
+    const fields = agentFieldsFromBody(body);
+    await this.checkEmailAddressFree(ctx, agentId, fields);
+    const agent = await this.repo(ctx).create(agentId, { ...fields, creatorUserId: ctx.userId });
+    return toAgentView(agent);
+  }
+
+  /** Replaces the four required fields; optional fields left out keep their value, null or "" clears them. */
+  async update(ctx: RequestContext, agentId: string, body: AgentBody) {
+    await this.manageable(ctx, agentId);
+    const fields = agentFieldsFromBody(body);
+    await this.checkEmailAddressFree(ctx, agentId, fields);
+    const agent = await this.repo(ctx).update(agentId, fields);
+    if (!agent) throw notFound('agent');
+    return toAgentView(agent);
+  }
+
+  /** Deletes the agent and everything attached to it: tools, agent attachments (both ways), group mappings. */
+  async remove(ctx: RequestContext, agentId: string) {
+    if (!(await this.repo(ctx).remove(agentId))) throw notFound('agent');
+    await Promise.all(
+      this.dependents(this.repos.tenant(ctx.organizationId)).map((d) => d.removeForAgent(agentId)),
+    );
+    return { organizationId: ctx.organizationId, agentId };
+  }
+
+  async setVisibility(ctx: RequestContext, agentId: string, visibility: AgentVisibility) {
+    await this.manageable(ctx, agentId);
+    if (visibility === 'public') {
+      const org = await this.repos.tenant(ctx.organizationId).organization.get();
+      if (!org?.hostsPublicContent) {
+        throw forbidden(
+          'this organization is not configured to host public content, so its agents cannot be public; ' +
+            'an operator enables it with `npm run cli -- org-public --org <organizationId> --enabled true`',
+        );
+      }
+    }
+    if (!(await this.repo(ctx).update(agentId, { visibility }))) throw notFound('agent');
+    return { organizationId: ctx.organizationId, agentId, visibility };
+  }
+
+  /** An inbound address routes mail to one agent, so it may belong to only one agent anywhere. */
+  private async checkEmailAddressFree(ctx: RequestContext, agentId: string, fields: AgentFields) {
+    if (!fields.emailAddress) return;
+    const holder = await this.repos.crossOrg.findAgentByEmailCrossOrg(fields.emailAddress);
+    if (holder && holder._id !== agentDocId(ctx.organizationId, agentId)) {
+      throw conflict(`emailAddress ${fields.emailAddress} is already used by another agent`);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import { requireUserSession } from '@lib/auth/authenticator';
+import { generateApiKey } from '@lib/auth/api-key-secret';
+import type { RequestContext } from '@lib/auth/context';
+import { notFound } from '@lib/errors';
+import { page, type PageRequest } from '@lib/paging';
+import type { Repositories } from '@lib/repositories';
+import type { PermissionMap } from './api-key.schema';
+import { toApiKeyView } from './api-keys.repository';
+
+export interface ApiKeyBody {
+  description?: string;
+  permissions?: PermissionMap;
+}
+
+export class ApiKeysService {
+  constructor(private readonly repos: Repositories) {}
+
+  private repo(ctx: RequestContext) {
+    requireUserSession(ctx);
+    return this.repos.tenant(ctx.organizationId).apiKeys;
+  }
+
+  /** The key value is in this response only; the store keeps its hash. */
+  async create(ctx: RequestContext, body: ApiKeyBody) {
+    const { apiKeyId, key, keyHash, keyPrefix } = generateApiKey();
+    const record = await this.repo(ctx).create({
+      _id: apiKeyId,
+      description: body.description ?? '',
+      permissions: body.permissions ?? {},
+      keyHash,
+      keyPrefix,
+      creatorUserId: ctx.userId,
+    });
+    return { ...toApiKeyView(record), key };
+  }
+
+  async list(ctx: RequestContext, opts: PageRequest) {
+    const { items, total } = await this.repo(ctx).list(opts);
+    return page(items.map(toApiKeyView), total, opts.offset);
+  }
+
+  async get(ctx: RequestContext, id: string) {
+    const record = await this.repo(ctx).get(id);
+    if (!record) throw notFound('API key');
+    return toApiKeyView(record);
+  }
+
+  async update(ctx: RequestContext, id: string, body: ApiKeyBody) {
+    const record = await this.repo(ctx).update(id, body);
+    if (!record) throw notFound('API key');
+    return toApiKeyView(record);
+  }
+
+  async remove(ctx: RequestContext, id: string) {
+    if (!(await this.repo(ctx).remove(id))) throw notFound('API key');
+    return { message: 'API key deleted', apiKeyId: id };
+  }
+}

@@ -1,0 +1,172 @@
+import { createHash } from 'node:crypto';
+import type { SortOrder } from 'mongoose';
+import { findOrCreate } from '@lib/db/duplicate-key';
+import { findPage } from '@lib/db/find-page';
+import { TenantRepository } from '@lib/db/tenant-repository';
+import { pickView } from '@lib/db/view';
+import { containsPattern, type PageRequest } from '@lib/paging';
+import { conversationModel, type ConversationDoc } from './conversation.schema';
+import { messageModel, type MessageDoc } from './message.schema';
+
+export const CONVERSATION_ORDER: Record<string, Record<string, SortOrder>> = {
+  last_message_created_at: { lastMessageCreatedAt: -1, createdAt: -1 },
+  created_at: { createdAt: -1 },
+  updated_at: { updatedAt: -1 },
+  title: { title: 1 },
+};
+
+let lastSeq = 0;
+/** Microseconds since the epoch, strictly increasing within this process. */
+function nextSeq(): number {
+  lastSeq = Math.max(lastSeq + 1, Date.now() * 1000);
+  return lastSeq;
+}
+
+const digest = (text: string, length: number) =>
+  createHash('sha256').update(text).digest('base64url').slice(0, length);
+
+/** A turn writes each of its messages once: the message id derives from (conversation, requestId, role). */
+export function messageDocId(conversationId: string, requestId: string, role: string): string {
+  return `msg_${digest(`${conversationId}\n${requestId}\n${role}`, 24)}`;
+}
+
+export function toConversationView(c: ConversationDoc) {
+  return {
+    conversationId: c._id,
+    ...pickView(c, [
+      'organizationId',
+      'agentId',
+      'title',
+      'creatorUserId',
+      'lastMessageCreatedAt',
+      'createdAt',
+      'updatedAt',
+    ]),
+  };
+}
+export type ConversationView = ReturnType<typeof toConversationView>;
+
+export function toMessageView(m: MessageDoc) {
+  return {
+    messageId: m._id,
+    role: m.role,
+    content: m.content.map((p) => ({ type: p.type, text: p.text })),
+    requestId: m.requestId,
+    status: m.status,
+    createdAt: m.createdAt.toISOString(),
+  };
+}
+export type MessageView = ReturnType<typeof toMessageView>;
+
+export interface ConversationListQuery extends PageRequest {
+  creatorUserId?: string;
+  agentIds?: string[];
+  agentId?: string;
+  q?: string;
+  orderBy: keyof typeof CONVERSATION_ORDER;
+}
+
+/** Conversations and their messages in one organization; every query is scoped to it. */
+export class ConversationsRepository extends TenantRepository {
+  private readonly conversations = this.db.model(conversationModel);
+  private readonly messageModel = this.db.model(messageModel);
+
+  /**
+   * Creates the conversation a request opens, or returns it when that request already did: the id derives
+   * from the creator and the requestId, so a retried POST never opens a second conversation.
+   */
+  async createForRequest(
+    requestId: string,
+    fields: Pick<ConversationDoc, 'agentId' | 'title' | 'creatorUserId' | 'isBrowserTask'>,
+  ): Promise<ConversationDoc> {
+    const id = `cnv_${digest(`${this.organizationId}\n${fields.creatorUserId}\n${requestId}`, 20)}`;
+    const { doc } = await findOrCreate(
+      () => this.get(id),
+      async () =>
+        (
+          await this.conversations.create({ _id: id, organizationId: this.organizationId, ...fields })
+        ).toObject(),
+    );
+    return doc;
+  }
+
+  get(id: string) {
+    return this.findOwned(this.conversations, id);
+  }
+
+  async list(query: ConversationListQuery) {
+    const filter = this.scope<ConversationDoc>();
+    if (query.creatorUserId) filter.creatorUserId = query.creatorUserId;
+    if (query.agentId && query.agentIds && !query.agentIds.includes(query.agentId))
+      filter.agentId = { $in: [] };
+    else if (query.agentId) filter.agentId = query.agentId;
+    else if (query.agentIds) filter.agentId = { $in: query.agentIds };
+    if (query.q) filter.title = containsPattern(query.q);
+    const sort = { ...CONVERSATION_ORDER[query.orderBy], _id: 1 as SortOrder };
+    return findPage(this.conversations, filter, sort, query);
+  }
+
+  rename(id: string, title: string) {
+    return this.updateOwned(this.conversations, id, { $set: { title } });
+  }
+
+  async remove(id: string): Promise<boolean> {
+    const removed = await this.deleteOwned(this.conversations, id);
+    if (removed) await this.messageModel.deleteMany(this.scope<MessageDoc>({ conversationId: id }));
+    return removed;
+  }
+
+  messages(conversationId: string) {
+    return this.messageModel
+      .find(this.scope<MessageDoc>({ conversationId }))
+      .sort({ seq: 1, _id: 1 })
+      .lean<MessageDoc[]>();
+  }
+
+  /** The newest `count` messages, oldest first. */
+  async lastMessages(conversationId: string, count: number) {
+    const newest = await this.messageModel
+      .find(this.scope<MessageDoc>({ conversationId }))
+      .sort({ seq: -1, _id: -1 })
+      .limit(count)
+      .lean<MessageDoc[]>();
+    return newest.reverse();
+  }
+
+  async hasTurn(conversationId: string, requestId: string): Promise<boolean> {
+    return (
+      (await this.findOwned(this.messageModel, messageDocId(conversationId, requestId, 'user'))) !== null
+    );
+  }
+
+  /**
+   * Writes a turn's message once: a retried activity or a re-sent request finds the message already there
+   * and returns it unchanged.
+   */
+  async putMessage(
+    fields: Pick<MessageDoc, 'conversationId' | 'requestId' | 'role' | 'status'> & { text: string },
+  ) {
+    const id = messageDocId(fields.conversationId, fields.requestId, fields.role);
+    const { doc: message, created } = await findOrCreate(
+      () => this.findOwned(this.messageModel, id),
+      async () => {
+        const doc = await this.messageModel.create({
+          _id: id,
+          organizationId: this.organizationId,
+          conversationId: fields.conversationId,
+          requestId: fields.requestId,
+          role: fields.role,
+          status: fields.status,
+          seq: nextSeq(),
+          content: [{ type: 'text', text: fields.text }],
+        });
+        const created = doc.toObject();
+        await this.updateOwned(this.conversations, fields.conversationId, {
+          $set: { lastMessageCreatedAt: created.createdAt },
+        });
+        return created;
+      },
+    );
+    return { message, created };
+  }
+}

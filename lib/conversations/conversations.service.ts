@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import {
+  WORKFLOWS,
+  frontendToolResultSignal,
+  workflowIds,
+  type TurnInput,
+  type TurnWorkflow,
+} from '@contracts';
+import type { AgentAccess } from '@lib/agents/agent-access';
+import type { RequestContext } from '@lib/auth/context';
+import { conflict, notFound } from '@lib/errors';
+import { page, type PageRequest } from '@lib/paging';
+import type { Repositories } from '@lib/repositories';
+import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
+import type { ConversationDoc } from './conversation.schema';
+import { toConversationView, toMessageView } from './conversations.repository';
+
+export interface ConversationCreateBody {
+  agentId: string;
+  conversationId?: string;
+  title?: string;
+  message?: string;
+  assistantMessage?: string;
+  frontendTools?: TurnInput['frontendTools'];
+  requestId?: string;
+  callbackUrl?: string;
+  isBrowserTask?: boolean;
+}
+
+const TITLE_LENGTH = 60;
+
+/** A title from the first words of the message, cut at a word boundary. */
+export function titleFrom(message: string | undefined): string {
+  const text = (message ?? '').replace(/\s+/g, ' ').trim();
+  if (!text) return 'New conversation';
+  if (text.length <= TITLE_LENGTH) return text;
+  const cut = text.slice(0, TITLE_LENGTH);
+  return `${cut.slice(0, cut.lastIndexOf(' ') > 20 ? cut.lastIndexOf(' ') : TITLE_LENGTH)}…`;
+}
+
+export class ConversationsService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly temporal: TemporalDeps,
+    private readonly access: AgentAccess,
+  ) {}
+
+  private repo(ctx: RequestContext) {
+    return this.repos.tenant(ctx.organizationId).conversations;
+  }
+
+  /** A conversation is visible to its creator, or to everyone with conversations.all, and only while the
+   * caller may access its agent. Anything else looks exactly like a missing conversation. */
+  async load(ctx: RequestContext, id: string): Promise<ConversationDoc> {
+    const conversation = await this.repo(ctx).get(id);
+    const mayRead =
+      conversation &&
+      (conversation.creatorUserId === ctx.userId || ctx.capabilities.has('conversations.all'));
+    if (!conversation || !mayRead) throw notFound('conversation');
+    await this.access.getAccessibleAgent(ctx, conversation.agentId).catch(() => {
+      throw notFound('conversation');
+    });
+    return conversation;
+  }
+
+  async list(
+    ctx: RequestContext,
+    opts: { agentId?: string; q?: string; orderBy?: string; all?: boolean } & PageRequest,
+  ) {
+    const orderBy = opts.orderBy ?? 'last_message_created_at';
+    const { items, total } = await this.repo(ctx).list({
+      ...opts,
+      orderBy,
+      creatorUserId: opts.all ? undefined : ctx.userId,
+      agentIds: await this.access.accessibleAgentIds(ctx),
+    });
+    return page(items.map(toConversationView), total, opts.offset);
+  }
+
+  async get(ctx: RequestContext, id: string) {
+    const conversation = await this.load(ctx, id);
+    const messages = await this.repo(ctx).messages(id);
+    return { ...toConversationView(conversation), messages: messages.map(toMessageView) };
+  }
+
+  /** Creates or continues a conversation; with a message, queues the turn and returns at once. */
+  async create(ctx: RequestContext, body: ConversationCreateBody) {
+    const repo = this.repo(ctx);
+    const requestId = body.requestId ?? randomUUID();
+    let conversation: ConversationDoc;
+    if (body.conversationId) {
+      conversation = await this.load(ctx, body.conversationId);
+      if (conversation.agentId !== body.agentId) throw notFound('conversation for this agent');
+    } else {
+      await this.access.getAccessibleAgent(ctx, body.agentId);
+      conversation = await repo.createForRequest(requestId, {
+        agentId: body.agentId,
+        title: body.title ?? titleFrom(body.message ?? body.assistantMessage),
+        creatorUserId: ctx.userId,
+        isBrowserTask: body.isBrowserTask ?? false,
+      });
+      if (conversation.agentId !== body.agentId)
+        throw conflict(`requestId ${requestId} was already used with another agent`);
+    }
+    const conversationId = conversation._id;
+    if (body.assistantMessage) {
+      await repo.putMessage({
+        conversationId,
+        requestId: `${requestId}:prefill`,
+        role: 'assistant',
+        status: 'complete',
+        text: body.assistantMessage,
+      });
+    }
+    if (body.message) {
+      await repo.putMessage({
+        conversationId,
+        requestId,
+        role: 'user',
+        status: 'complete',
+        text: body.message,
+      });
+      await startIdempotent<TurnWorkflow>(this.temporal, WORKFLOWS.turn, {
+        workflowId: workflowIds.turn(ctx.organizationId, requestId),
+        // A requestId answers once, even after its turn completed.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        args: [
+          {
+            organizationId: ctx.organizationId,
+            conversationId,
+            agentId: conversation.agentId,
+            requestId,
+            userId: ctx.userId,
+            callbackUrl: body.callbackUrl,
+            frontendTools: body.frontendTools,
+          },
+        ],
+      });
+    }
+    const fresh = (await repo.get(conversationId)) ?? conversation;
+    const {
+      conversationId: id,
+      organizationId,
+      agentId,
+      title,
+      creatorUserId,
+      createdAt,
+      updatedAt,
+    } = toConversationView(fresh);
+    return {
+      conversationId: id,
+      organizationId,
+      agentId,
+      title,
+      creatorUserId,
+      requestId,
+      createdAt,
+      updatedAt,
+    };
+  }
+
+  async rename(ctx: RequestContext, id: string, title: string) {
+    await this.load(ctx, id);
+    const updated = await this.repo(ctx).rename(id, title);
+    if (!updated) throw notFound('conversation');
+    return toConversationView(updated);
+  }
+
+  async remove(ctx: RequestContext, id: string) {
+    await this.load(ctx, id);
+    await this.repo(ctx).remove(id);
+    return { organizationId: ctx.organizationId, conversationId: id };
+  }
+
+  /** Delivers a chat client's result for a frontend tool call to the waiting turn. */
+  async frontendToolResult(
+    ctx: RequestContext,
+    input: { conversationId: string; requestId: string; toolCallId: string; result: unknown },
+  ) {
+    await this.load(ctx, input.conversationId);
+    if (!(await this.repo(ctx).hasTurn(input.conversationId, input.requestId))) throw notFound('turn');
+    const handle = this.temporal.client.workflow.getHandle(
+      workflowIds.turn(ctx.organizationId, input.requestId),
+    );
+    await handle.signal(frontendToolResultSignal, { toolCallId: input.toolCallId, result: input.result });
+  }
+}

@@ -1,0 +1,63 @@
+import mongoose, {
+  type Connection,
+  type InferSchemaType,
+  type Model,
+  type Schema,
+  type Types,
+} from 'mongoose';
+
+/** A collection and the schema of its documents, declared once in the feature's `*.schema.ts`. */
+export interface ModelDef<S extends Schema = Schema> {
+  name: string;
+  collection: string;
+  schema: S;
+}
+
+/** A stored document as `.lean()` reads it: the schema's type, with arrays of subdocuments as plain arrays. */
+export type DocOf<S extends Schema> = {
+  [K in keyof InferSchemaType<S>]: InferSchemaType<S>[K] extends Types.DocumentArray<infer E>
+    ? E[]
+    : InferSchemaType<S>[K];
+};
+
+export function defineModel<S extends Schema>(name: string, collection: string, schema: S): ModelDef<S> {
+  return { name, collection, schema };
+}
+
+/**
+ * The database connection. Only repositories (and `lib/db`) reach models through it: `npm run lint` refuses
+ * model access anywhere else, so every query goes through a repository that scopes it to an organization.
+ */
+export class Database {
+  private constructor(readonly connection: Connection) {}
+
+  static async connect(uri: string, models: readonly ModelDef[]): Promise<Database> {
+    const connection = mongoose.createConnection(uri, { serverSelectionTimeoutMS: 10_000, autoIndex: true });
+    await connection.asPromise();
+    const db = new Database(connection);
+    await Promise.all(models.map((def) => db.model(def).init()));
+    return db;
+  }
+
+  model<S extends Schema>(def: ModelDef<S>): Model<DocOf<S>> {
+    const existing = this.connection.models[def.name];
+    return (existing ?? this.connection.model(def.name, def.schema, def.collection)) as unknown as Model<
+      DocOf<S>
+    >;
+  }
+
+  /** A raw driver collection, for documents no mongoose schema can describe (table rows). */
+  collection<T extends mongoose.mongo.Document>(name: string): mongoose.mongo.Collection<T> {
+    const { db } = this.connection;
+    if (!db) throw new Error('database connection is not open');
+    return db.collection<T>(name);
+  }
+
+  async ping(): Promise<void> {
+    await this.connection.db!.admin().ping();
+  }
+
+  close(): Promise<void> {
+    return this.connection.close();
+  }
+}

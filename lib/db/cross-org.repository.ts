@@ -1,0 +1,34 @@
+import { apiKeyModel, type ApiKeyDoc } from '@lib/api-keys/api-key.schema';
+import { agentModel, type AgentDoc } from '@lib/agents/agent.schema';
+import { newId } from '@lib/ids';
+import { organizationModel, type OrganizationDoc } from '@lib/organization/organization.schema';
+import type { Database } from './connection';
+
+/**
+ * The only reads and writes that are not scoped to one organization, each for a reason named here. Anything
+ * else goes through a TenantRepository.
+ */
+export class CrossOrgRepository {
+  constructor(private readonly db: Database) {}
+
+  /** Authentication has only the key, not the organization: the key carries its record id. */
+  findApiKeyCrossOrg(apiKeyId: string) {
+    return this.db.model(apiKeyModel).findById(apiKeyId).lean<ApiKeyDoc>();
+  }
+
+  /** The agent that owns an inbound address, in any organization: addresses route mail, so they are global. */
+  findAgentByEmailCrossOrg(emailAddress: string) {
+    return this.db
+      .model(agentModel)
+      .findOne({ emailAddressKey: emailAddress.toLowerCase() })
+      .lean<AgentDoc>();
+  }
+
+  /** Creating a tenant is the one organization write with no tenant yet (bootstrap CLI). */
+  async createOrganizationCrossOrg(name: string): Promise<OrganizationDoc> {
+    const doc = await this.db
+      .model(organizationModel)
+      .create({ _id: newId('org'), name, pendingChanges: [] });
+    return doc.toObject();
+  }
+}

@@ -1,0 +1,42 @@
+import type { Database } from '@lib/db/connection';
+import { organizationModel, type OrganizationDoc } from './organization.schema';
+
+/** The organization record of one tenant. */
+export class OrganizationRepository {
+  private readonly model;
+
+  constructor(
+    db: Database,
+    readonly organizationId: string,
+  ) {
+    this.model = db.model(organizationModel);
+  }
+
+  get() {
+    return this.model.findById(this.organizationId).lean<OrganizationDoc>();
+  }
+
+  update(set: Partial<OrganizationDoc>) {
+    return this.model
+      .findByIdAndUpdate(this.organizationId, { $set: set }, { new: true })
+      .lean<OrganizationDoc>();
+  }
+
+  /** The default user group id. It lives on the organization record: one field, so at most one default. */
+  async defaultGroupId(): Promise<string | null> {
+    const org = await this.model.findById(this.organizationId, { defaultUserGroupId: 1 }).lean();
+    return org?.defaultUserGroupId ?? null;
+  }
+
+  async setDefaultGroup(userGroupId: string) {
+    await this.model.updateOne({ _id: this.organizationId }, { $set: { defaultUserGroupId: userGroupId } });
+  }
+
+  /** Clears the default only if it is still `userGroupId` (a concurrent request may have moved it). */
+  async unsetDefaultGroup(userGroupId: string) {
+    await this.model.updateOne(
+      { _id: this.organizationId, defaultUserGroupId: userGroupId },
+      { $set: { defaultUserGroupId: null } },
+    );
+  }
+}

@@ -1,0 +1,155 @@
+import type { RequestContext } from '@lib/auth/context';
+import { iso } from '@lib/db/view';
+import { forbidden, notFound } from '@lib/errors';
+import { newId } from '@lib/ids';
+import type { Repositories } from '@lib/repositories';
+import type { OrganizationDoc, PendingChange } from './organization.schema';
+
+/** Fields whose established value changes only after an operator approves (see README). */
+const APPROVAL_FIELDS = ['name', 'abn'] as const;
+const DIRECT_FIELDS = [
+  'tradingName',
+  'email',
+  'phone',
+  'licence',
+  'isRealEstate',
+  'legalAddress',
+  'tradingAddress',
+] as const;
+
+/** The PUT body (shapes checked by openapi.yaml). */
+export type OrganizationPatch = Partial<{
+  name: string;
+  abn: string;
+  tradingName: string;
+  email: string;
+  phone: string;
+  licence: string;
+  isRealEstate: boolean;
+  legalAddress: Record<string, unknown>;
+  tradingAddress: Record<string, unknown>;
+  billingVisibility: 'all' | 'owners';
+}>;
+
+function pendingView(c: PendingChange) {
+  return {
+    changeId: c.changeId,
+    field: c.field,
+    value: c.value,
+    requestedByUserId: c.requestedByUserId,
+    requestedAt: iso(c.requestedAt),
+  };
+}
+
+export function toSettingsView(org: OrganizationDoc, ctx: { capabilities: ReadonlySet<string> }) {
+  const canSeeBilling = org.billingVisibility !== 'owners' || ctx.capabilities.has('org.billing');
+  return {
+    organizationId: org._id,
+    name: org.name,
+    tradingName: org.tradingName ?? null,
+    abn: org.abn ?? null,
+    email: org.email ?? null,
+    phone: org.phone ?? null,
+    licence: org.licence ?? null,
+    isRealEstate: org.isRealEstate ?? false,
+    legalAddress: (org.legalAddress as Record<string, unknown> | undefined) ?? null,
+    tradingAddress: (org.tradingAddress as Record<string, unknown> | undefined) ?? null,
+    pendingChanges: org.pendingChanges.map(pendingView),
+    hostsPublicContent: org.hostsPublicContent,
+    billingVisibility: org.billingVisibility,
+    ...(canSeeBilling
+      ? {
+          subscription: {
+            plan: org.subscription?.plan ?? 'free',
+            status: org.subscription?.status ?? 'active',
+          },
+        }
+      : {}),
+    createdAt: org.createdAt.toISOString(),
+    updatedAt: org.updatedAt.toISOString(),
+  };
+}
+
+export class OrganizationService {
+  constructor(private readonly repos: Repositories) {}
+
+  private async load(organizationId: string): Promise<OrganizationDoc> {
+    const org = await this.repos.tenant(organizationId).organization.get();
+    if (!org) throw notFound('organization');
+    return org;
+  }
+
+  async get(ctx: RequestContext) {
+    return toSettingsView(await this.load(ctx.organizationId), ctx);
+  }
+
+  async update(ctx: RequestContext, patch: OrganizationPatch) {
+    if (patch.billingVisibility !== undefined && !ctx.capabilities.has('org.billing')) {
+      throw forbidden('only owners can change billingVisibility');
+    }
+    const repo = this.repos.tenant(ctx.organizationId).organization;
+    const org = await this.load(ctx.organizationId);
+
+    const set: Partial<OrganizationDoc> = {};
+    for (const field of DIRECT_FIELDS)
+      if (patch[field] !== undefined) Object.assign(set, { [field]: patch[field] });
+    if (patch.billingVisibility !== undefined) set.billingVisibility = patch.billingVisibility;
+
+    let pending = org.pendingChanges;
+    for (const field of APPROVAL_FIELDS) {
+      const value = patch[field];
+      if (value === undefined || value === org[field]) continue;
+      if (!org[field]) {
+        set[field] = value; // not established yet: nothing to protect
+        continue;
+      }
+      // A newer request for the same field replaces the older pending one.
+      pending = pending.filter((c) => c.field !== field);
+      pending.push({
+        changeId: newId('chg'),
+        field,
+        value,
+        requestedByUserId: ctx.userId,
+        requestedAt: new Date(),
+      });
+    }
+    set.pendingChanges = pending;
+    const updated = await repo.update(set);
+    if (!updated) throw notFound('organization');
+    return toSettingsView(updated, ctx);
+  }
+
+  // Operator actions (the CLI), never exposed to tenants.
+
+  /** The queued name/abn changes. */
+  async pendingChanges(organizationId: string) {
+    return (await this.load(organizationId)).pendingChanges.map(pendingView);
+  }
+
+  /** Allows or stops the organization publishing public content. */
+  async setHostsPublicContent(organizationId: string, enabled: boolean) {
+    const doc = await this.repos.tenant(organizationId).organization.update({ hostsPublicContent: enabled });
+    if (!doc) throw notFound('organization');
+    return { organizationId, hostsPublicContent: doc.hostsPublicContent };
+  }
+
+  /** Approves or rejects a queued change. */
+  async decidePendingChange(organizationId: string, changeId: string, approve: boolean) {
+    const repo = this.repos.tenant(organizationId).organization;
+    const org = await this.load(organizationId);
+    const change = org.pendingChanges.find((c) => c.changeId === changeId);
+    if (!change) throw notFound('pending change');
+    const set: Partial<OrganizationDoc> = {
+      pendingChanges: org.pendingChanges.filter((c) => c.changeId !== changeId),
+    };
+    if (approve) set[change.field] = change.value;
+    const updated = await repo.update(set);
+    if (!updated) throw notFound('organization');
+    return {
+      organizationId,
+      change: pendingView(change),
+      approved: approve,
+      [change.field]: updated[change.field],
+    };
+  }
+}

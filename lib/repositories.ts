@@ -1,0 +1,103 @@
+import { AgentLinksRepository } from '@lib/agents/agent-links.repository';
+import { agentLinkModel } from '@lib/agents/agent-link.schema';
+import { agentModel } from '@lib/agents/agent.schema';
+import { AgentsRepository } from '@lib/agents/agents.repository';
+import { apiKeyModel } from '@lib/api-keys/api-key.schema';
+import { ApiKeysRepository } from '@lib/api-keys/api-keys.repository';
+import { conversationModel } from '@lib/conversations/conversation.schema';
+import { ConversationsRepository } from '@lib/conversations/conversations.repository';
+import { messageModel } from '@lib/conversations/message.schema';
+import type { Database, ModelDef } from '@lib/db/connection';
+import { CrossOrgRepository } from '@lib/db/cross-org.repository';
+import { groupAgentMappingModel } from '@lib/groups/group-agent-mapping.schema';
+import { GroupAgentsRepository } from '@lib/groups/group-agents.repository';
+import { GroupsRepository } from '@lib/groups/groups.repository';
+import { userGroupModel } from '@lib/groups/user-group.schema';
+import { OrganizationRepository } from '@lib/organization/organization.repository';
+import { organizationModel } from '@lib/organization/organization.schema';
+import { customTableModel, type CustomTableDoc } from '@lib/tables/custom-table.schema';
+import { TableRowsRepository } from '@lib/tables/table-rows.repository';
+import { tableRowIdBlockModel } from '@lib/tables/table-row-id-block.schema';
+import { TablesRepository } from '@lib/tables/tables.repository';
+import { toolAttachmentModel } from '@lib/tools/tool-attachment.schema';
+import { ToolAttachmentsRepository } from '@lib/tools/tool-attachments.repository';
+import { memberModel } from '@lib/users/member.schema';
+import { MembersRepository } from '@lib/users/members.repository';
+import { UserAccountsRepository } from '@lib/users/user-accounts.repository';
+import { userModel } from '@lib/users/user.schema';
+
+/** Every collection with a schema; their indexes are built at connect. */
+export const MODELS: readonly ModelDef[] = [
+  organizationModel,
+  userModel,
+  memberModel,
+  userGroupModel,
+  apiKeyModel,
+  conversationModel,
+  messageModel,
+  customTableModel,
+  tableRowIdBlockModel,
+  agentModel,
+  toolAttachmentModel,
+  agentLinkModel,
+  groupAgentMappingModel,
+] as readonly ModelDef[];
+
+/** The repositories of one organization: everything a service or activity may read or write for it. */
+export class TenantRepositories {
+  constructor(
+    private readonly db: Database,
+    readonly organizationId: string,
+  ) {}
+
+  get organization() {
+    return new OrganizationRepository(this.db, this.organizationId);
+  }
+  get members() {
+    return new MembersRepository(this.db, this.organizationId);
+  }
+  get groups() {
+    return new GroupsRepository(this.db, this.organizationId);
+  }
+  get groupAgents() {
+    return new GroupAgentsRepository(this.db, this.organizationId);
+  }
+  get apiKeys() {
+    return new ApiKeysRepository(this.db, this.organizationId);
+  }
+  get agents() {
+    return new AgentsRepository(this.db, this.organizationId);
+  }
+  get agentLinks() {
+    return new AgentLinksRepository(this.db, this.organizationId);
+  }
+  get toolAttachments() {
+    return new ToolAttachmentsRepository(this.db, this.organizationId);
+  }
+  get conversations() {
+    return new ConversationsRepository(this.db, this.organizationId);
+  }
+  get tables() {
+    return new TablesRepository(this.db, this.organizationId);
+  }
+  /** Rows of a table that was loaded through `tables` (so it belongs to this organization). */
+  tableRows(table: Pick<CustomTableDoc, '_id'>) {
+    return new TableRowsRepository(this.db, table);
+  }
+}
+
+/** Entry point to storage for services and activities: `tenant(organizationId)` scopes everything. */
+export class Repositories {
+  /** Accounts are global identities, not organization data. */
+  readonly accounts: UserAccountsRepository;
+  readonly crossOrg: CrossOrgRepository;
+
+  constructor(private readonly db: Database) {
+    this.accounts = new UserAccountsRepository(db);
+    this.crossOrg = new CrossOrgRepository(db);
+  }
+
+  tenant(organizationId: string): TenantRepositories {
+    return new TenantRepositories(this.db, organizationId);
+  }
+}

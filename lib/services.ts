@@ -1,0 +1,37 @@
+import { AgentAccess } from '@lib/agents/agent-access';
+import { AgentLinksService } from '@lib/agents/agent-links.service';
+import { AgentsService } from '@lib/agents/agents.service';
+import { ApiKeysService } from '@lib/api-keys/api-keys.service';
+import { AssumeRoleService } from '@lib/assume-role/assume-role.service';
+import type { TokenService } from '@lib/auth/tokens';
+import { ConversationsService } from '@lib/conversations/conversations.service';
+import { GroupAgentsService } from '@lib/groups/group-agents.service';
+import { GroupsService } from '@lib/groups/groups.service';
+import { OrganizationService } from '@lib/organization/organization.service';
+import type { Repositories } from '@lib/repositories';
+import { TablesService } from '@lib/tables/tables.service';
+import type { TemporalDeps } from '@lib/temporal/client';
+import { AgentToolsService } from '@lib/tools/agent-tools.service';
+import { UsersService } from '@lib/users/users.service';
+
+/** One instance of every feature service, wired once per process. */
+export function createServices(repos: Repositories, temporal: TemporalDeps, tokens: TokenService) {
+  const access = new AgentAccess(repos);
+  const agents = new AgentsService(repos, access);
+  return {
+    organization: new OrganizationService(repos),
+    users: new UsersService(repos, temporal),
+    groups: new GroupsService(repos),
+    groupAgents: new GroupAgentsService(repos),
+    apiKeys: new ApiKeysService(repos),
+    assumeRole: new AssumeRoleService(repos, tokens),
+    access,
+    agents,
+    agentLinks: new AgentLinksService(repos, agents),
+    agentTools: new AgentToolsService(repos, agents),
+    conversations: new ConversationsService(repos, temporal, access),
+    tables: new TablesService(repos),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;

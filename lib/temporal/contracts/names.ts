@@ -1,0 +1,21 @@
+/** Workflow type names: the API starts workflows by these names, the worker registers functions of these names. */
+export const WORKFLOWS = {
+  invitation: 'sendInvitationWorkflow',
+  turn: 'agentTurnWorkflow',
+  agentCall: 'agentCallWorkflow',
+} as const;
+
+/**
+ * Failure types of non-retryable ApplicationFailures. Activities throw them, retry policies name them, the
+ * workflows and the API read them: one spelling for all.
+ */
+export const FAILURES = {
+  /** a tool call the model made cannot succeed as asked (bad arguments, refused host, tool not attached) */
+  toolInput: 'ToolInputError',
+  /** the callbackUrl is not an address the service may call */
+  callbackRefused: 'CallbackRefused',
+  /** the model server rejected the request (4xx other than 408/409/429) */
+  llmRequestRejected: 'LlmRequestRejected',
+  /** the SMTP relay rejected the message (5xx) */
+  permanentMail: 'PermanentMailError',
+} as const;

@@ -1,0 +1,55 @@
+import type { AgentsService } from '@lib/agents/agents.service';
+import type { RequestContext } from '@lib/auth/context';
+import { badRequest, notFound } from '@lib/errors';
+import type { Repositories } from '@lib/repositories';
+import { toolCatalogue, validateToolConfiguration } from './registry';
+import { toToolAttachmentView } from './tool-attachment.view';
+
+/** Registry tools attached to an agent. Reads need read access to the agent; writes agents.manage. */
+export class AgentToolsService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly agents: AgentsService,
+  ) {}
+
+  private tools(ctx: RequestContext) {
+    return this.repos.tenant(ctx.organizationId).toolAttachments;
+  }
+
+  listTools() {
+    return toolCatalogue();
+  }
+
+  async listAgentTools(ctx: RequestContext, agentId: string) {
+    await this.agents.readable(ctx, agentId);
+    return (await this.tools(ctx).list(agentId)).map(toToolAttachmentView);
+  }
+
+  async attachAgentTool(ctx: RequestContext, agentId: string, toolCode: string, configuration: unknown = {}) {
+    await this.agents.manageable(ctx, agentId);
+    validateToolConfiguration(toolCode, configuration);
+    return toToolAttachmentView(await this.tools(ctx).create(agentId, toolCode, configuration));
+  }
+
+  async updateAgentTool(
+    ctx: RequestContext,
+    agentId: string,
+    toolCode: string,
+    body: { toolCode?: string; configuration: unknown },
+  ) {
+    if (body.toolCode !== undefined && body.toolCode !== toolCode) {
+      throw badRequest(`toolCode in the body (${body.toolCode}) differs from the path (${toolCode})`);
+    }
+    await this.agents.manageable(ctx, agentId);
+    validateToolConfiguration(toolCode, body.configuration);
+    const updated = await this.tools(ctx).update(agentId, toolCode, body.configuration);
+    if (!updated) throw notFound('tool attachment');
+    return toToolAttachmentView(updated);
+  }
+
+  async detachAgentTool(ctx: RequestContext, agentId: string, toolCode: string) {
+    await this.agents.manageable(ctx, agentId);
+    if (!(await this.tools(ctx).remove(agentId, toolCode))) throw notFound('tool attachment');
+    return { organizationId: ctx.organizationId, agentId, toolCode };
+  }
+}
