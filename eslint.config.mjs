@@ -21,8 +21,21 @@ const nodeBuiltins = [
   'url',
 ];
 
+const MODEL_ACCESS =
+  'Models are reached only through repositories (lib/<feature>/*.repository.ts), which scope every query to ' +
+  'an organization; use deps.repos.tenant(organizationId) (or repos.crossOrg for the named cross-organization lookups).';
+
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.stack/**', '.data/**', 'examples/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.stack/**',
+      '.data/**',
+      'examples/**',
+      '.dependency-cruiser.cjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -33,6 +46,47 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       'no-restricted-imports': ['error', { patterns: ['../../*'] }],
+    },
+  },
+  {
+    // Tenancy by construction: only repositories (and lib/db, the schemas, the composition of repositories)
+    // reach models or raw collections; everything else goes through a repository scoped to an organization.
+    // Benches are exempt: their baselines measure the bare driver on purpose.
+    files: ['**/*.ts'],
+    ignores: [
+      '**/*.repository.ts',
+      '**/*.schema.ts',
+      'lib/db/**',
+      'lib/repositories.ts',
+      'lib/deps.ts',
+      'test/helpers/store.ts',
+      'bench/**',
+    ],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'mongoose', message: MODEL_ACCESS, allowTypeImports: true },
+            { name: '@lib/db/connection', message: MODEL_ACCESS, allowTypeImports: true },
+          ],
+          patterns: [
+            {
+              group: ['**/*.schema'],
+              importNamePattern: 'Model$',
+              message: MODEL_ACCESS,
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[callee.property.name=/^(model|collection)$/]',
+          message: MODEL_ACCESS,
+        },
+      ],
     },
   },
   {

@@ -95,6 +95,23 @@ describe('agent server tools', () => {
     );
   });
 
+  it('applies the registry defaults: an http_request tool configured without methods allows only GET', async () => {
+    const { port } = server.address() as AddressInfo;
+    const config = { http_request: { allowedHosts: ['127.0.0.1'] } };
+    const url = `http://127.0.0.1:${port}/defaults`;
+    const before = hits.length;
+    for (const method of ['POST', 'DELETE']) {
+      await run(config, 'http_request', { url, method, body: '{}' }).then(
+        () => expect.fail(`${method} was sent by a tool that allows only the default GET`),
+        (err: Error) => expect(err.message).to.contain(`method ${method} is not allowed`),
+      );
+    }
+    expect(hits.slice(before)).to.deep.equal([]);
+    const out = JSON.parse(await run(config, 'http_request', { url }));
+    expect(out).to.deep.include({ status: 200 });
+    expect(hits.slice(before)).to.deep.equal(['GET /defaults ']);
+  });
+
   it('refuses private and loopback addresses unless the deployment allows them', async () => {
     const { port } = server.address() as AddressInfo;
     await run(

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { groupAgentMappingModel } from '@lib/groups/group-agent-mapping.schema';
 import type { RequestContext } from '@lib/auth/context';
 import { testEnv, type TestEnv } from './helpers/env';
 import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
@@ -106,7 +105,7 @@ describe('agent access by group', () => {
       .delete(org.path(`/groups/${own}`))
       .expect(200);
     expect(await visible(org.chat.token)).to.deep.equal(['Beta']);
-    const ids = await stored(env, groupAgentMappingModel).countDocuments({
+    const ids = await stored(env, 'group_agent_mappings').countDocuments({
       organizationId: org.organizationId,
       userGroupId: own,
     });
@@ -169,7 +168,7 @@ describe('agent access by group', () => {
       .expect(200);
     expect(after.body.map((m: { agentId: string }) => m.agentId)).to.deep.equal(['default-assistant']);
     expect(
-      await stored(env, groupAgentMappingModel).countDocuments({
+      await stored(env, 'group_agent_mappings').countDocuments({
         organizationId: org.organizationId,
         agentId: beta,
       }),

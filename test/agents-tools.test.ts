@@ -1,7 +1,5 @@
 import { expect } from 'chai';
 import { testEnv, type TestEnv } from './helpers/env';
-import { agentLinkModel } from '@lib/agents/agent-link.schema';
-import { toolAttachmentModel } from '@lib/tools/tool-attachment.schema';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
 import { stored } from './helpers/store';
 
@@ -211,9 +209,9 @@ describe('agent tools and agent attachments', () => {
       .expect(200);
     expect((await as(env, org.owner.token).get(links()).expect(200)).body).to.deep.equal([]);
     const scope = { organizationId: org.organizationId };
-    expect(await stored(env, toolAttachmentModel).countDocuments({ ...scope, agentId: helper })).to.equal(0);
+    expect(await stored(env, 'agent_tools').countDocuments({ ...scope, agentId: helper })).to.equal(0);
     expect(
-      await stored(env, agentLinkModel).countDocuments({
+      await stored(env, 'agent_links').countDocuments({
         ...scope,
         $or: [{ agentId: helper }, { targetAgentId: helper }],
       }),

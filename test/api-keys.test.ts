@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { testEnv, type TestEnv } from './helpers/env';
-import { apiKeyModel } from '@lib/api-keys/api-key.schema';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
 import { stored } from './helpers/store';
 
@@ -38,7 +37,7 @@ describe('API keys', () => {
     expect(JSON.stringify(list.body)).to.not.contain(key);
     expect(list.body.totalRows).to.equal(2); // plus the bootstrap key
 
-    const record = await stored(env, apiKeyModel).findById(apiKeyId).lean();
+    const record = await stored(env, 'api_keys').findById(apiKeyId).lean();
     expect(JSON.stringify(record)).to.not.contain(key);
     expect(record!.keyHash).to.equal(createHash('sha256').update(key).digest('hex'));
   });

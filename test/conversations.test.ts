@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { messageModel } from '@lib/conversations/message.schema';
 import { createTestAgent } from './helpers/agents';
 import type { TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
@@ -470,6 +469,6 @@ describe('conversations and turns', () => {
     await as(env, org.owner.token)
       .get(org.path(`/conversations/${a.conversationId}`))
       .expect(404);
-    expect(await stored(env, messageModel).countDocuments({ conversationId: a.conversationId })).to.equal(0);
+    expect(await stored(env, 'messages').countDocuments({ conversationId: a.conversationId })).to.equal(0);
   });
 });

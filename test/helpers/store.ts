@@ -1,11 +1,13 @@
-import type { Schema } from 'mongoose';
-import type { ModelDef } from '@lib/db/connection';
+import { MODELS } from '@lib/repositories';
 import type { TestEnv } from './env';
 
 /**
  * What is really stored, for tests that must look past the API (nothing left behind after a delete, no secret
- * stored in the clear). The one place outside repositories that reaches a model; read-only by convention.
+ * stored in the clear), by collection name. The one place in tests that reaches a model; read-only by
+ * convention.
  */
-export function stored<S extends Schema>(env: TestEnv, def: ModelDef<S>) {
+export function stored(env: TestEnv, collection: string) {
+  const def = MODELS.find((m) => m.collection === collection);
+  if (!def) throw new Error(`no collection ${collection}`);
   return env.deps.db.model(def);
 }

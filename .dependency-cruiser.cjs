@@ -1,0 +1,69 @@
+// Architecture boundaries, checked by `npm run lint` (depcruise). Type-only imports are exempt where noted:
+// they vanish at compile time (workflows type their activity proxies with the activities' signature).
+const runtime = { dependencyTypesNot: ['type-only'] };
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'nothing-imports-api',
+      comment: 'api/ is an entry point: only it, tests and benches may import it.',
+      severity: 'error',
+      from: { pathNot: '^(api|test|bench)/' },
+      to: { path: '^api/' },
+    },
+    {
+      name: 'no-workflow-code-outside-workflows',
+      comment:
+        'The API, activities, lib, the worker and the CLI reach workflows by name through lib/temporal/contracts, ' +
+        'never by importing workflow code (that would load the workflow library outside the sandbox).',
+      severity: 'error',
+      from: { path: '^(api|lib|activities|worker|cli)/' },
+      to: { path: '^workflows/', ...runtime },
+    },
+    {
+      name: 'workflows-import-contracts-only',
+      comment:
+        'Workflow code is replayed: it may use its own modules, the contracts and the Temporal workflow API.',
+      severity: 'error',
+      from: { path: '^workflows/' },
+      to: {
+        pathNot: ['^workflows/', '^lib/temporal/contracts/', '@temporalio/(workflow|common)/'],
+        ...runtime,
+      },
+    },
+    {
+      name: 'contracts-are-self-contained',
+      comment:
+        'Contracts load in the API, the worker and the workflow sandbox: no runtime dependency at all.',
+      severity: 'error',
+      from: { path: '^lib/temporal/contracts/' },
+      to: { pathNot: '^lib/temporal/contracts/', ...runtime },
+    },
+    {
+      name: 'lib-is-below-entry-points',
+      comment:
+        'lib/ is the domain: it never imports the entry points or the workflows and activities built on it.',
+      severity: 'error',
+      from: { path: '^lib/' },
+      to: { path: '^(api|activities|workflows|worker|cli|test|bench)/' },
+    },
+    {
+      name: 'activities-below-worker',
+      comment: 'Activities are built from lib/ only.',
+      severity: 'error',
+      from: { path: '^activities/' },
+      to: { path: '^(api|worker|cli|test|bench)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules|\\.stack|\\.data)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+    },
+  },
+};
