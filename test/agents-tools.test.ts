@@ -55,7 +55,7 @@ describe('agent tools and agent attachments', () => {
       organizationId: org.organizationId,
       agentId: agent,
       toolCode: 'http_request',
-      configuration: config,
+      configuration: { ...config, headers: { 'X-Api-Key': '********' } },
     });
     await as(env, org.admin.token).post(tools(), { toolCode: 'current_time' }).expect(201);
     await as(env, org.admin.token)
@@ -97,6 +97,53 @@ describe('agent tools and agent attachments', () => {
     });
     await as(env, org.admin.token).delete(`${tools()}/current_time`).expect(404);
     expect((await as(env, org.owner.token).get(tools()).expect(200)).body).to.have.length(2);
+  });
+
+  it('keeps secret configuration values write-only: masked in every answer, kept when sent back masked', async () => {
+    const secret = 'Bearer s3cret-value-123';
+    const config = { allowedHosts: ['api.example.com'], headers: { Authorization: secret, 'X-Trace': 'on' } };
+    const attached = await as(env, org.admin.token)
+      .post(tools(), { toolCode: 'http_request', configuration: config })
+      .expect(201);
+    const masked = { Authorization: '********', 'X-Trace': '********' };
+    expect(attached.body.configuration.headers).to.deep.equal(masked);
+    for (const token of [org.owner.token, org.admin.token]) {
+      const list = await as(env, token).get(tools()).expect(200);
+      expect(JSON.stringify(list.body)).to.not.contain('s3cret');
+      expect(list.body[0].configuration.headers).to.deep.equal(masked);
+    }
+    // Sent back as read, with one secret replaced: the masked one keeps its stored value.
+    const put = await as(env, org.admin.token)
+      .put(`${tools()}/http_request`, {
+        configuration: {
+          ...attached.body.configuration,
+          headers: { ...masked, 'X-Trace': 'off' },
+          timeoutMs: 2000,
+        },
+      })
+      .expect(200);
+    expect(JSON.stringify(put.body)).to.not.contain('s3cret');
+    const record = await stored(env, 'agent_tools')
+      .findById(`${org.organizationId}:${agent}:http_request`)
+      .lean<{ configurationJson: string }>();
+    expect(JSON.parse(record!.configurationJson)).to.deep.equal({
+      allowedHosts: ['api.example.com'],
+      headers: { Authorization: secret, 'X-Trace': 'off' },
+      timeoutMs: 2000,
+    });
+    const unknown = await as(env, org.admin.token)
+      .put(`${tools()}/http_request`, {
+        configuration: { allowedHosts: ['a.com'], headers: { 'X-New': '********' } },
+      })
+      .expect(400);
+    expect(unknown.body.error.message).to.contain('configuration.headers.X-New');
+    await as(env, org.admin.token).delete(`${tools()}/http_request`).expect(200);
+    await as(env, org.admin.token)
+      .post(tools(), {
+        toolCode: 'http_request',
+        configuration: { allowedHosts: ['a.com'], headers: masked },
+      })
+      .expect(400);
   });
 
   it('rejects unknown tools and configurations that break the schema with the reasons', async () => {

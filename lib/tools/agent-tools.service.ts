@@ -3,6 +3,7 @@ import type { RequestContext } from '@lib/auth/context';
 import { badRequest, notFound } from '@lib/errors';
 import type { Repositories } from '@lib/repositories';
 import { toolCatalogue, validateToolConfiguration } from './registry';
+import { keepStoredSecrets } from './secrets';
 import { toToolAttachmentView } from './tool-attachment.view';
 
 /** Registry tools attached to an agent. Reads need read access to the agent; writes agents.manage. */
@@ -28,6 +29,8 @@ export class AgentToolsService {
   async attachAgentTool(ctx: RequestContext, agentId: string, toolCode: string, configuration: unknown = {}) {
     await this.agents.manageable(ctx, agentId);
     validateToolConfiguration(toolCode, configuration);
+    // A new attachment has no stored secret a mask could stand for.
+    keepStoredSecrets(toolCode, configuration as Record<string, unknown>, {});
     return toToolAttachmentView(await this.tools(ctx).create(agentId, toolCode, configuration));
   }
 
@@ -42,7 +45,14 @@ export class AgentToolsService {
     }
     await this.agents.manageable(ctx, agentId);
     validateToolConfiguration(toolCode, body.configuration);
-    const updated = await this.tools(ctx).update(agentId, toolCode, body.configuration);
+    const current = await this.tools(ctx).get(agentId, toolCode);
+    if (!current) throw notFound('tool attachment');
+    const configuration = keepStoredSecrets(
+      toolCode,
+      body.configuration as Record<string, unknown>,
+      JSON.parse(current.configurationJson) as Record<string, unknown>,
+    );
+    const updated = await this.tools(ctx).update(agentId, toolCode, configuration);
     if (!updated) throw notFound('tool attachment');
     return toToolAttachmentView(updated);
   }
