@@ -43,6 +43,7 @@ export async function createDeps(config: Config, opts: { logger?: Logger } = {})
   const repos = new Repositories(db);
   const tokens = new TokenService(config.auth.jwtSecret, config.auth.issuer, config.auth.sessionTtlSeconds);
   const temporal = createTemporalClient(config.temporal);
+  const outbound = createOutboundClient({ allowPrivate: config.allowPrivateOutbound });
   const redis = new Redis(config.redisUrl, {
     lazyConnect: true,
     maxRetriesPerRequest: 2,
@@ -54,7 +55,7 @@ export async function createDeps(config: Config, opts: { logger?: Logger } = {})
     logger,
     db,
     repos,
-    services: createServices(repos, temporal, tokens),
+    services: createServices(repos, temporal, tokens, outbound),
     temporal,
     tokens,
     authenticator: new Authenticator(repos, tokens, config.auth.oidc),
@@ -63,7 +64,7 @@ export async function createDeps(config: Config, opts: { logger?: Logger } = {})
     realtime: createRealtimeEmitter(redis),
     llm: createLlmClient(config.llm),
     mailer: createMailer(config.mail.smtpUrl, config.mail.from),
-    outbound: createOutboundClient({ allowPrivate: config.allowPrivateOutbound }),
+    outbound,
   };
 }
 

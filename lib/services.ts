@@ -6,6 +6,7 @@ import { AssumeRoleService } from '@lib/assume-role/assume-role.service';
 import type { TokenService } from '@lib/auth/tokens';
 import { ConversationsService } from '@lib/conversations/conversations.service';
 import { GroupAgentsService } from '@lib/groups/group-agents.service';
+import type { OutboundClient } from '@lib/http/outbound';
 import { GroupsService } from '@lib/groups/groups.service';
 import { OrganizationService } from '@lib/organization/organization.service';
 import type { Repositories } from '@lib/repositories';
@@ -15,7 +16,12 @@ import { AgentToolsService } from '@lib/tools/agent-tools.service';
 import { UsersService } from '@lib/users/users.service';
 
 /** One instance of every feature service, wired once per process. */
-export function createServices(repos: Repositories, temporal: TemporalDeps, tokens: TokenService) {
+export function createServices(
+  repos: Repositories,
+  temporal: TemporalDeps,
+  tokens: TokenService,
+  outbound: OutboundClient,
+) {
   const access = new AgentAccess(repos);
   const agents = new AgentsService(repos, access);
   return {
@@ -29,7 +35,7 @@ export function createServices(repos: Repositories, temporal: TemporalDeps, toke
     agents,
     agentLinks: new AgentLinksService(repos, agents),
     agentTools: new AgentToolsService(repos, agents),
-    conversations: new ConversationsService(repos, temporal, access),
+    conversations: new ConversationsService(repos, temporal, access, outbound),
     tables: new TablesService(repos),
   };
 }

@@ -8,7 +8,8 @@ import {
 } from '@contracts';
 import type { AgentAccess } from '@lib/agents/agent-access';
 import type { RequestContext } from '@lib/auth/context';
-import { conflict, notFound } from '@lib/errors';
+import { badRequest, conflict, notFound } from '@lib/errors';
+import { BlockedAddressError, type OutboundClient } from '@lib/http/outbound';
 import { page, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
@@ -43,6 +44,7 @@ export class ConversationsService {
     private readonly repos: Repositories,
     private readonly temporal: TemporalDeps,
     private readonly access: AgentAccess,
+    private readonly outbound: OutboundClient,
   ) {}
 
   private repo(ctx: RequestContext) {
@@ -85,6 +87,7 @@ export class ConversationsService {
 
   /** Creates or continues a conversation; with a message, queues the turn and returns at once. */
   async create(ctx: RequestContext, body: ConversationCreateBody) {
+    if (body.callbackUrl) await this.checkCallbackUrl(body.callbackUrl);
     const repo = this.repo(ctx);
     const requestId = body.requestId ?? randomUUID();
     let conversation: ConversationDoc;
@@ -170,6 +173,16 @@ export class ConversationsService {
     await this.load(ctx, id);
     await this.repo(ctx).remove(id);
     return { organizationId: ctx.organizationId, conversationId: id };
+  }
+
+  /** A callbackUrl the service would refuse to call is refused now, before anything is written. */
+  private async checkCallbackUrl(url: string) {
+    try {
+      await this.outbound.check(url);
+    } catch (err) {
+      if (err instanceof BlockedAddressError) throw badRequest(`callbackUrl refused: ${err.message}`);
+      throw badRequest(`callbackUrl refused: its host does not resolve (${(err as Error).message})`);
+    }
   }
 
   /** Delivers a chat client's result for a frontend tool call to the waiting turn. */

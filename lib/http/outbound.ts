@@ -1,27 +1,22 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
-
-// Addresses an outbound request from the service must not reach unless explicitly allowed: loopback,
-// private, link-local (cloud metadata), carrier-grade NAT and unspecified ranges.
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-] as const) {
-  blocked.addSubnet(net, prefix, 'ipv4');
-}
-blocked.addAddress('::', 'ipv6');
-blocked.addAddress('::1', 'ipv6');
-blocked.addSubnet('fc00::', 7, 'ipv6');
-blocked.addSubnet('fe80::', 10, 'ipv6');
+import ipaddr from 'ipaddr.js';
 
 /** The URL is not one the service may call (scheme, or an address it must not reach). */
 export class BlockedAddressError extends Error {}
+
+/**
+ * Whether the service may connect to this address unless private outbound is allowed: only ordinary unicast
+ * addresses. Everything ipaddr.js classifies otherwise is refused: loopback, private, link-local (cloud
+ * metadata), carrier-grade NAT, benchmarking (198.18/15) and other reserved IPv4 ranges, unique-local,
+ * multicast, unspecified, and the IPv6 forms that embed an IPv4 address another way (NAT64, 6to4, Teredo).
+ * An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) is judged by the IPv4 address it maps.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let parsed = ipaddr.parse(address);
+  if (parsed instanceof ipaddr.IPv6 && parsed.isIPv4MappedAddress()) parsed = parsed.toIPv4Address();
+  return parsed.range() === 'unicast';
+}
 
 /** Throws BlockedAddressError when the URL is not http(s) or its host resolves to a non-public address. */
 export async function assertPublicUrl(url: string, allowPrivate: boolean): Promise<URL> {
@@ -35,12 +30,10 @@ export async function assertPublicUrl(url: string, allowPrivate: boolean): Promi
     throw new BlockedAddressError(`${parsed.protocol} URLs are not allowed`);
   if (allowPrivate) return parsed;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true });
-  for (const { address, family } of addresses) {
-    const mapped = address.startsWith('::ffff:') ? address.slice(7) : address;
-    const type = family === 6 && mapped === address ? 'ipv6' : 'ipv4';
-    if (blocked.check(mapped, type))
-      throw new BlockedAddressError(`${parsed.hostname} resolves to a private address`);
+  const addresses = ipaddr.isValid(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
+  for (const address of addresses) {
+    if (!isPublicAddress(address))
+      throw new BlockedAddressError(`${parsed.hostname} resolves to a private or reserved address`);
   }
   return parsed;
 }
