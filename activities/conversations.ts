@@ -1,14 +1,15 @@
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
-import type {
-  AgentCallInput,
-  AgentLoopSetup,
-  ChatMessage,
-  EventTarget,
-  ModelCall,
-  ModelTool,
-  TurnInput,
-  TurnSetup,
+import {
+  FAILURES,
+  type AgentCallInput,
+  type AgentLoopSetup,
+  type ChatMessage,
+  type EventTarget,
+  type ModelCall,
+  type ModelTool,
+  type TurnInput,
+  type TurnSetup,
 } from '@contracts';
 import { toMessageView } from '@lib/conversations/conversations.repository';
 import type { Logger } from '@lib/logger';
@@ -19,6 +20,9 @@ import { streamModel } from './llm-stream';
 
 /** How much of a conversation the model sees: the newest messages, so a long conversation stays in context. */
 export const HISTORY_MESSAGES = 100;
+
+/** A permanent condition: retrying cannot bring the agent or conversation back. */
+const gone = (message: string) => ApplicationFailure.nonRetryable(message, FAILURES.turnTargetGone);
 
 export interface TurnActivityDeps {
   repos: Repositories;
@@ -31,7 +35,7 @@ export function createTurnActivities(deps: TurnActivityDeps) {
   async function loadAgent(organizationId: string, agentId: string) {
     const tenant = deps.repos.tenant(organizationId);
     const agent = await tenant.agents.get(agentId);
-    if (!agent) throw new Error(`agent ${agentId} no longer exists`);
+    if (!agent) throw gone(`the agent ${agentId} no longer exists`);
     return {
       model: agent.model,
       temperature: Number(agent.creativityScore ?? '0.4'),
@@ -50,7 +54,7 @@ export function createTurnActivities(deps: TurnActivityDeps) {
         loadAgent(input.organizationId, input.agentId),
         repo.lastMessages(input.conversationId, HISTORY_MESSAGES),
       ]);
-      if (!conversation) throw new Error('the conversation no longer exists');
+      if (!conversation) throw gone('the conversation no longer exists');
       const frontend = (input.frontendTools ?? []).map((t): ModelTool => ({
         name: t.name,
         description: t.description ?? '',
@@ -112,7 +116,8 @@ export function createTurnActivities(deps: TurnActivityDeps) {
       return Promise.resolve();
     },
 
-    /** Stores the reply once (idempotent per requestId) and delivers it. */
+    /** Stores the reply once (idempotent per requestId) and delivers it. A conversation deleted meanwhile gets no
+     * message (it would be an orphan); its clients still get the error. */
     async saveReply(input: {
       target: EventTarget;
       requestId: string;
@@ -120,6 +125,15 @@ export function createTurnActivities(deps: TurnActivityDeps) {
       status: 'complete' | 'error';
     }) {
       const repo = deps.repos.tenant(input.target.organizationId).conversations;
+      if (!(await repo.get(input.target.conversationId))) {
+        deps.realtime.emit('conversation', input.target, {
+          type: 'error',
+          requestId: input.requestId,
+          message: null,
+          error: input.text,
+        });
+        return null;
+      }
       const { message } = await repo.putMessage({
         conversationId: input.target.conversationId,
         requestId: input.requestId,

@@ -1,3 +1,5 @@
+import { badRequest } from './errors';
+
 export interface PageRequest {
   limit: number;
   offset: number;
@@ -20,7 +22,9 @@ export function page<T>(items: T[], totalRows: number, offset: number): Page<T> 
   return { items, totalRows, offset };
 }
 
-/** Escapes user text for use inside a case-insensitive substring regex. */
+/** Escapes user text for use inside a case-insensitive substring regex. A NUL character cannot be part of a
+ * stored name and the database refuses it in a pattern: it is a 400, not a failed query. */
 export function containsPattern(text: string): RegExp {
+  if (text.includes('\0')) throw badRequest('q must not contain NUL characters');
   return new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
 }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { WORKFLOWS, workflowIds } from '@contracts';
 import { createTestAgent } from './helpers/agents';
 import type { TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
@@ -320,6 +321,47 @@ describe('conversations and turns', () => {
       );
       expect(event.event).to.equal('conversation');
       expect(env.llm.chatRequests.filter((r) => r.model === model)).to.have.length(1);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('ends a turn whose agent or conversation is gone with an error, at once and without retrying', async () => {
+    const { agentId, model } = await createTestAgent(env, org.organizationId);
+    const created = await post({ agentId, title: 'Orphans' }).expect(201);
+    const conversationId = created.body.conversationId as string;
+    await as(env, org.admin.token)
+      .delete(org.path(`/agents/${agentId}`))
+      .expect(200);
+    const client = await connectClient(env, org.organizationId, org.owner.token);
+    const run = (input: { conversationId: string; requestId: string }) =>
+      env.deps.temporal.client.workflow.execute(WORKFLOWS.turn, {
+        taskQueue: env.config.temporal.taskQueue,
+        workflowId: workflowIds.turn(org.organizationId, input.requestId),
+        args: [{ organizationId: org.organizationId, agentId, userId: org.owner.userId, ...input }],
+      });
+    try {
+      // The agent was deleted after the turn was accepted: the reply is a stored error message.
+      const result = await run({ conversationId, requestId: 'gone-agent' });
+      expect(result.status).to.equal('error');
+      // (Read from the store: a conversation whose agent is gone is no longer served over HTTP.)
+      const [reply] = await env.deps.repos.tenant(org.organizationId).conversations.messages(conversationId);
+      expect(reply).to.include({ role: 'assistant', status: 'error', _id: result.messageId });
+      expect(reply!.content[0]!.text).to.contain(`the agent ${agentId} no longer exists`);
+      await client.waitFor((e) => e.payload.requestId === 'gone-agent' && e.payload.type === 'error');
+      // The conversation was deleted too: nothing is stored, the client still hears of it.
+      // (Removed in the store: HTTP no longer serves a conversation whose agent is gone.)
+      expect(await env.deps.repos.tenant(org.organizationId).conversations.remove(conversationId)).to.equal(
+        true,
+      );
+      const orphan = await run({ conversationId, requestId: 'gone-conversation' });
+      expect(orphan).to.deep.equal({ messageId: null, status: 'error' });
+      const event = await client.waitFor(
+        (e) => e.payload.requestId === 'gone-conversation' && e.payload.type === 'error',
+      );
+      expect(event.payload.error).to.contain('no longer exists');
+      expect(await stored(env, 'messages').countDocuments({ conversationId })).to.equal(0);
+      expect(env.llm.chatRequests.filter((r) => r.model === model)).to.have.length(0);
     } finally {
       client.close();
     }

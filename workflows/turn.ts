@@ -1,9 +1,22 @@
-import { condition, setHandler } from '@temporalio/workflow';
+import { condition, patched, setHandler } from '@temporalio/workflow';
+import {
+  frontendToolResultSignal,
+  type ChatToolCall,
+  type EventTarget,
+  type TurnInput,
+  type TurnResult,
+  type TurnSetup,
+} from '@contracts';
 import { callbacks, db } from './activity-proxies';
 import { failureReason, runAgentLoop } from './agent-loop';
-import { frontendToolResultSignal, type ChatToolCall, type TurnInput, type TurnResult } from '@contracts';
 
 export const FRONTEND_TOOL_TIMEOUT = '5 minutes';
+
+/** Markers of changes to this workflow's shape (histories recorded before a change replay the old path). */
+const PATCHES = {
+  /** A turn whose setup fails for good (agent or conversation deleted) ends with an error reply. */
+  setupFailureReply: 'turn-setup-failure-reply',
+};
 
 /**
  * One chat turn: run the agent loop (deltas stream to the client; frontend tools wait durably for its result),
@@ -22,22 +35,36 @@ export async function agentTurnWorkflow(input: TurnInput): Promise<TurnResult> {
     return typeof result === 'string' ? result : JSON.stringify(result ?? null);
   };
 
-  const setup = await db.loadTurn(input);
-  const { target } = setup;
-  let text: string;
+  let setup: TurnSetup | undefined;
+  let text = '';
   let status: TurnResult['status'] = 'complete';
   try {
-    text = await runAgentLoop(setup, {
-      organizationId: input.organizationId,
-      agentId: input.agentId,
-      requestId: input.requestId,
-      depth: 0,
-      target,
-      waitForFrontend,
-    });
+    setup = await db.loadTurn(input);
   } catch (err) {
+    if (!patched(PATCHES.setupFailureReply)) throw err;
     status = 'error';
     text = `The agent could not reply: ${failureReason(err)}`;
+  }
+  // Without a setup the requester is the one waiting for the answer.
+  const target: EventTarget = setup?.target ?? {
+    organizationId: input.organizationId,
+    conversationId: input.conversationId,
+    userId: input.userId,
+  };
+  if (setup) {
+    try {
+      text = await runAgentLoop(setup, {
+        organizationId: input.organizationId,
+        agentId: input.agentId,
+        requestId: input.requestId,
+        depth: 0,
+        target,
+        waitForFrontend,
+      });
+    } catch (err) {
+      status = 'error';
+      text = `The agent could not reply: ${failureReason(err)}`;
+    }
   }
 
   const message = await db.saveReply({ target, requestId: input.requestId, text, status });
@@ -63,5 +90,5 @@ export async function agentTurnWorkflow(input: TurnInput): Promise<TurnResult> {
       });
     }
   }
-  return { messageId: message.messageId, status };
+  return { messageId: message?.messageId ?? null, status };
 }

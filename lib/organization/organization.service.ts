@@ -1,6 +1,6 @@
 import type { RequestContext } from '@lib/auth/context';
 import { iso } from '@lib/db/view';
-import { forbidden, notFound } from '@lib/errors';
+import { badRequest, forbidden, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import type { Repositories } from '@lib/repositories';
 import type { OrganizationDoc, PendingChange } from './organization.schema';
@@ -70,6 +70,16 @@ export function toSettingsView(org: OrganizationDoc, ctx: { capabilities: Readon
   };
 }
 
+/** Address keys become stored field names: `$…` and dotted keys cannot be stored, so keys are plain words. */
+const ADDRESS_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+
+function checkAddressKeys(field: string, address: Record<string, unknown> | null | undefined) {
+  for (const key of Object.keys(address ?? {})) {
+    if (!ADDRESS_KEY.test(key))
+      throw badRequest(`${field}: key '${key}' must be 1 to 64 letters, digits, '_' or '-'`);
+  }
+}
+
 export class OrganizationService {
   constructor(private readonly repos: Repositories) {}
 
@@ -84,6 +94,8 @@ export class OrganizationService {
   }
 
   async update(ctx: RequestContext, patch: OrganizationPatch) {
+    checkAddressKeys('legalAddress', patch.legalAddress);
+    checkAddressKeys('tradingAddress', patch.tradingAddress);
     if (patch.billingVisibility !== undefined && !ctx.capabilities.has('org.billing')) {
       throw forbidden('only owners can change billingVisibility');
     }

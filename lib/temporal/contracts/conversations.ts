@@ -50,7 +50,8 @@ export interface TurnInput {
 }
 
 export interface TurnResult {
-  messageId: string;
+  /** null when the conversation was deleted before the reply could be stored */
+  messageId: string | null;
   status: 'complete' | 'error';
 }
 

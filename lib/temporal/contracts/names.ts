@@ -18,4 +18,6 @@ export const FAILURES = {
   llmRequestRejected: 'LlmRequestRejected',
   /** the SMTP relay rejected the message (5xx) */
   permanentMail: 'PermanentMailError',
+  /** what a turn or agent call needs (its agent, its conversation) no longer exists */
+  turnTargetGone: 'TurnTargetGone',
 } as const;
