@@ -62,6 +62,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     throw new Error(`invalid configuration: ${problems}`);
   }
   const c = parsed.data;
+  if (c.OIDC_ISSUER && !c.OIDC_AUDIENCE) {
+    // Without an audience, a token the issuer minted for any other application would sign in here.
+    throw new Error('invalid configuration: OIDC_AUDIENCE is required when OIDC_ISSUER is set');
+  }
   return {
     env: c.NODE_ENV,
     logLevel: c.LOG_LEVEL,
@@ -91,7 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       issuer: c.JWT_ISSUER,
       sessionTtlSeconds: c.SESSION_TTL_SECONDS,
       oidc: c.OIDC_ISSUER
-        ? { issuer: c.OIDC_ISSUER, jwksUrl: c.OIDC_JWKS_URL, audience: c.OIDC_AUDIENCE }
+        ? { issuer: c.OIDC_ISSUER, jwksUrl: c.OIDC_JWKS_URL, audience: c.OIDC_AUDIENCE! }
         : undefined,
     },
     llm: { baseUrl: c.OPENAI_BASE_URL, apiKey: c.OPENAI_API_KEY },

@@ -115,9 +115,9 @@ describe('agent access by group', () => {
   it('applies the rule of the user to assume-role tokens, and of the creator to API keys', async () => {
     const g = await group();
     await map(g, alpha).expect(201);
-    await join(g, org.admin.userId);
+    await join(g, org.chat.userId);
     const { token } = (
-      await as(env, org.owner.token).post(org.path('/assume-role'), { userId: org.admin.userId }).expect(200)
+      await as(env, org.owner.token).post(org.path('/assume-role'), { userId: org.chat.userId }).expect(200)
     ).body;
     expect(await visible(token)).to.deep.equal(['Alpha']);
     await as(env, token)

@@ -18,17 +18,17 @@ describe('assume-role tokens', () => {
 
   it('mints a 2-hour chat token for an existing member that verify accepts without auth', async () => {
     const res = await as(env, org.owner.token)
-      .post(org.path('/assume-role'), { userId: org.admin.userId, permissions: ['chat:agent-1'] })
+      .post(org.path('/assume-role'), { userId: org.chat.userId, permissions: ['chat:agent-1'] })
       .expect(200);
     expect(res.body).to.include({
-      userId: org.admin.userId,
+      userId: org.chat.userId,
       organizationId: org.organizationId,
       role: 'chat',
     });
     const claims = (await verify(res.body.token).expect(200)).body;
     expect(claims).to.deep.include({
       valid: true,
-      userId: org.admin.userId,
+      userId: org.chat.userId,
       organizationId: org.organizationId,
       role: 'chat',
       permissions: ['chat:agent-1'],
@@ -37,9 +37,16 @@ describe('assume-role tokens', () => {
     expect(Date.parse(claims.expiresAt) - Date.parse(claims.issuedAt)).to.equal(2 * 3600 * 1000);
   });
 
-  it('grants only the chat role, even for an admin', async () => {
+  it('acts only for chat members: an admin or owner would share their live turns with the token', async () => {
+    for (const userId of [org.admin.userId, org.owner.userId]) {
+      const refused = await as(env, org.owner.token).post(org.path('/assume-role'), { userId }).expect(403);
+      expect(refused.body.error.message).to.contain('chat members');
+    }
+  });
+
+  it('grants only the chat role', async () => {
     const { token } = (
-      await as(env, org.owner.token).post(org.path('/assume-role'), { userId: org.admin.userId }).expect(200)
+      await as(env, org.owner.token).post(org.path('/assume-role'), { userId: org.chat.userId }).expect(200)
     ).body;
     await as(env, token).get(org.path()).expect(200);
     await as(env, token)

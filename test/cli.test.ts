@@ -35,7 +35,9 @@ describe('operator CLI', () => {
     const me = await as(env, boot.apiKey!).get(`${path}/users/${boot.userId}`).expect(200);
     expect(me.body).to.include({ role: 'owner', email });
     // The bootstrap key has every permission, assume_role.write included.
-    await as(env, boot.apiKey!).post(`${path}/assume-role`, { userId: boot.userId }).expect(200);
+    await as(env, boot.apiKey!)
+      .post(`${path}/assume-role`, { userId: 'crm-1', userEmail: `end-${email}` })
+      .expect(200);
 
     const session = await cli('session', '--org', boot.organizationId!, '--user', boot.userId!);
     await as(env, session.sessionToken!).get(`${path}/api-keys`).expect(200);

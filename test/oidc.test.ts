@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type KeyLike } from 'jose';
 import { Authenticator } from '@lib/auth/authenticator';
 import { testEnv, type TestEnv } from './helpers/env';
-import { createTestOrg, type TestOrg } from './helpers/org';
+import { loadConfig } from '@lib/config';
+import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
 
 describe('external OIDC sessions', () => {
   let env: TestEnv;
@@ -37,9 +38,9 @@ describe('external OIDC sessions', () => {
       .setExpirationTime('10m')
       .sign(key);
 
-  it('accepts a token from the configured issuer, verified through its JWKS, for a member found by email', async () => {
+  it('accepts a token from the configured issuer, verified through its JWKS, for a member found by verified email', async () => {
     const auth = new Authenticator(env.deps.repos, env.deps.tokens, { issuer, audience: 'workspace' });
-    const token = await idToken({ sub: 'idp|123', email: org.admin.email });
+    const token = await idToken({ sub: 'idp|123', email: org.admin.email, email_verified: true });
     const ctx = await auth.authenticate(`Bearer ${token}`, org.organizationId);
     expect(ctx).to.include({ userId: org.admin.userId, role: 'admin', via: 'session' });
     const other = await createTestOrg(env, 'Not Mine');
@@ -47,6 +48,64 @@ describe('external OIDC sessions', () => {
       () => expect.fail('a member of one organization reached another'),
       (err: { status: number }) => expect(err.status).to.equal(401),
     );
+  });
+
+  it('finds an account by email only when the issuer verified the address, then by the linked subject', async () => {
+    const auth = new Authenticator(env.deps.repos, env.deps.tokens, { issuer, audience: 'workspace' });
+    const member = await addMember(env, org.organizationId, 'chat', 'Vera');
+    for (const claims of [{ email: member.email }, { email: member.email, email_verified: 'true' }]) {
+      const token = await idToken({ sub: 'idp|vera', ...claims });
+      await auth.authenticate(`Bearer ${token}`, org.organizationId).then(
+        () => expect.fail(`an unverified address signed in: ${JSON.stringify(claims)}`),
+        (err: { status: number }) => expect(err.status).to.equal(401),
+      );
+    }
+    const verified = await idToken({ sub: 'idp|vera', email: member.email, email_verified: true });
+    expect(await auth.authenticate(`Bearer ${verified}`, org.organizationId)).to.include({
+      userId: member.userId,
+    });
+    // Linked: the subject alone now finds the account; another subject with the same address does not.
+    const bySubject = await idToken({ sub: 'idp|vera' });
+    expect(await auth.authenticate(`Bearer ${bySubject}`, org.organizationId)).to.include({
+      userId: member.userId,
+    });
+    const impostor = await idToken({ sub: 'idp|other', email: member.email, email_verified: true });
+    await auth.authenticate(`Bearer ${impostor}`, org.organizationId).then(
+      () => expect.fail('a second identity took over a linked account'),
+      (err: { status: number }) => expect(err.status).to.equal(401),
+    );
+  });
+
+  it("never lets one organization's assume-role decide which account another's OIDC user opens", async () => {
+    const auth = new Authenticator(env.deps.repos, env.deps.tokens, { issuer, audience: 'workspace' });
+    const victim = await addMember(env, org.organizationId, 'admin', 'Victor');
+    const attackerOrg = await createTestOrg(env, 'Attacker Org');
+    // The attacker names the victim's OIDC subject as their own external id for a new user they control.
+    const minted = await as(env, attackerOrg.owner.token)
+      .post(attackerOrg.path('/assume-role'), {
+        userId: 'idp|victor',
+        userEmail: `mallory-${Date.now()}@evil.test`,
+      })
+      .expect(200);
+    const token = await idToken({ sub: 'idp|victor', email: victim.email, email_verified: true });
+    expect(await auth.authenticate(`Bearer ${token}`, org.organizationId)).to.include({
+      userId: victim.userId,
+    });
+    await auth.authenticate(`Bearer ${token}`, attackerOrg.organizationId).then(
+      () => expect.fail(`the victim signed in as ${minted.body.userId}`),
+      (err: { status: number }) => expect(err.status).to.equal(401),
+    );
+  });
+
+  it('requires an audience whenever an issuer is configured', () => {
+    expect(() => loadConfig({ ...process.env, OIDC_ISSUER: issuer, OIDC_AUDIENCE: '' })).to.throw(
+      'OIDC_AUDIENCE',
+    );
+    expect(
+      loadConfig({ ...process.env, OIDC_ISSUER: issuer, OIDC_AUDIENCE: 'workspace' }).auth.oidc,
+    ).to.include({
+      audience: 'workspace',
+    });
   });
 
   it('refuses a token signed by another key', async () => {

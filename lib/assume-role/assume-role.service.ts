@@ -33,10 +33,18 @@ export class AssumeRoleService {
       const { user } = await this.repos.accounts.findOrCreate({
         email: body.userEmail,
         name: body.userName ?? body.userEmail.split('@')[0] ?? body.userEmail,
-        sourceId: body.userId,
       });
+      // The caller's id for the person belongs to this organization's membership, never to the global account.
       // Minted concurrently for the same new user: both requests end with the one membership.
-      member = (await members.ensure(user, 'chat')).doc;
+      member = (await members.ensure({ ...user, sourceId: body.userId }, 'chat')).doc;
+      if (member.userId !== body.userId && !member.sourceId)
+        await members.setSourceIdIfUnset(member.userId, body.userId);
+    }
+    if (member.role !== 'chat') {
+      // The token would receive that member's own live turns: it may act only for chat members.
+      throw forbidden(
+        `assume-role tokens act for chat members; ${member.userId} is ${member.role === 'admin' ? 'an admin' : 'an owner'}`,
+      );
     }
     const { token, expiresAt } = await this.tokens.signAssumeRole(
       ctx.organizationId,

@@ -13,7 +13,7 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 export interface OidcSettings {
   issuer: string;
   jwksUrl?: string;
-  audience?: string;
+  audience: string;
 }
 
 /**
@@ -124,10 +124,15 @@ export class Authenticator {
       throw unauthorized('token signature or claims are invalid');
     }
     const { accounts } = this.repos;
-    const email = typeof payload.email === 'string' ? payload.email : undefined;
-    const account =
-      (payload.sub ? await accounts.findBySourceId(payload.sub) : null) ??
-      (email ? await accounts.findByEmail(email) : null);
+    if (typeof payload.sub !== 'string' || !payload.sub) throw unauthorized('token has no subject');
+    const subject = `${this.oidc.issuer} ${payload.sub}`;
+    let account = await accounts.findByOidcSubject(subject);
+    // First sign-in: only an address the issuer has verified may find the account, which is then linked.
+    if (!account && payload.email_verified === true && typeof payload.email === 'string') {
+      account = await accounts.findByEmail(payload.email);
+      if (account) await accounts.linkOidcSubject(account._id, subject);
+      if (account?.oidcSubject && account.oidcSubject !== subject) account = null;
+    }
     if (!account) throw unauthorized('no account for this identity');
     return this.contextFor(await this.member(organizationId, account._id, 'this identity'), 'session');
   }

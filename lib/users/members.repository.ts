@@ -78,6 +78,14 @@ export class MembersRepository extends TenantRepository {
     return this.updateOwned(this.model, this.id(userId), { $set: { role } });
   }
 
+  /** Records the organization's own id for the member (assume-role's `userId`) if none is recorded yet. */
+  async setSourceIdIfUnset(userId: string, sourceId: string) {
+    await this.model.updateOne(
+      { _id: this.id(userId), organizationId: this.organizationId, sourceId: null },
+      { $set: { sourceId } },
+    );
+  }
+
   setGroup(userId: string, userGroupId: string) {
     return this.updateOwned(this.model, this.id(userId), { $set: { userGroupId } });
   }

@@ -16,17 +16,22 @@ export class UserAccountsRepository {
     return this.model.findOne({ email: email.toLowerCase() }).lean<UserDoc>();
   }
 
-  findBySourceId(sourceId: string) {
-    return this.model.findOne({ sourceId }).lean<UserDoc>();
+  findByOidcSubject(oidcSubject: string) {
+    return this.model.findOne({ oidcSubject }).lean<UserDoc>();
   }
 
-  async create(fields: { email: string; name: string; sourceId?: string }): Promise<UserDoc> {
+  /** Links an OIDC identity to the account, unless the account already has one. */
+  async linkOidcSubject(userId: string, oidcSubject: string) {
+    await this.model.updateOne({ _id: userId, oidcSubject: null }, { $set: { oidcSubject } });
+  }
+
+  async create(fields: { email: string; name: string }): Promise<UserDoc> {
     const doc = await this.model.create({ _id: newId('usr'), ...fields, email: fields.email.toLowerCase() });
     return doc.toObject();
   }
 
   /** Returns the account for this email, creating it when absent; `created` tells which. */
-  async findOrCreate(fields: { email: string; name: string; sourceId?: string }) {
+  async findOrCreate(fields: { email: string; name: string }) {
     const { doc, created } = await findOrCreate(
       () => this.findByEmail(fields.email),
       () => this.create(fields),
