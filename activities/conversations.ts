@@ -27,7 +27,7 @@ const gone = (message: string) => ApplicationFailure.nonRetryable(message, FAILU
 export interface TurnActivityDeps {
   repos: Repositories;
   llm: OpenAI;
-  realtime: RealtimeEmitter;
+  realtime: Pick<RealtimeEmitter, 'emit'>;
   logger: Logger;
 }
 

@@ -8,7 +8,7 @@ import type { ToolRunDeps } from '@lib/tools/tool-spec';
 
 export interface ToolActivityDeps extends ToolRunDeps {
   repos: Repositories;
-  realtime: RealtimeEmitter;
+  realtime: Pick<RealtimeEmitter, 'emit'>;
   logger: Logger;
 }
 

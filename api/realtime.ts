@@ -3,14 +3,20 @@ import { createAdapter } from '@socket.io/redis-adapter';
 import { Server, type Socket } from 'socket.io';
 import type { RequestContext } from '@lib/auth/context';
 import type { Deps } from '@lib/deps';
-import { AppError } from '@lib/errors';
+import { AppError, unauthorized } from '@lib/errors';
 import { rooms } from '@lib/realtime/rooms';
 
 interface SocketData {
   ctx: RequestContext;
+  /** The credentials the socket connected with: every client event is authorised with them again. */
+  authorization?: string;
+  organizationId: string;
 }
 
 type Ack = (response: { ok: true } | { ok: false; error: { code: string; message: string } }) => void;
+
+/** The longest a timer can wait (setTimeout overflows beyond it). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function credentials(socket: Socket): { authorization?: string; organizationId?: string } {
   const auth = socket.handshake.auth as { token?: unknown; organizationId?: unknown };
@@ -44,69 +50,100 @@ function reply(ack: unknown, error?: unknown) {
 
 /**
  * socket.io on the API's HTTP server. A client authenticates with the same bearer credentials as HTTP (header
- * `Authorization`, or `auth.token`) plus its organization (`auth.organizationId`, header `x-organization-id` or
- * query `organizationId`). It joins its user room at once: replies to its own turns arrive without asking.
- * Events fan out through Redis, so a worker can publish and any API replica delivers.
+ * `Authorization`, or `auth.token`); its organization is the one the credential belongs to, or the one it names
+ * (`auth.organizationId`, header `x-organization-id` or query `organizationId`; required for external OIDC
+ * tokens). It joins its user room at once: replies to its own turns arrive without asking. Every client event
+ * is authorised again with the connection's credentials, the socket is disconnected when its token expires, and
+ * revoking a key or changing or ending a membership disconnects the affected sockets on every replica. Events
+ * fan out through Redis, so a worker can publish and any API replica delivers.
  */
 export function attachRealtime(httpServer: HttpServer, deps: Deps) {
   const pub = deps.redis.duplicate();
   const sub = deps.redis.duplicate();
   const io = new Server<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>(
     httpServer,
-    {
-      adapter: createAdapter(pub, sub),
-      serveClient: false,
-    },
+    { adapter: createAdapter(pub, sub), serveClient: false },
   );
   const { conversations } = deps.services;
 
+  /** The caller as of now: a revoked key, a removed member or an expired token fail here. */
+  async function authorise(
+    data: Pick<SocketData, 'authorization' | 'organizationId'>,
+  ): Promise<RequestContext> {
+    const ctx = await deps.authenticator.authenticate(data.authorization, data.organizationId);
+    if (!ctx.capabilities.has('conversations.use'))
+      throw new AppError(403, 'forbidden', 'this role cannot chat');
+    return ctx;
+  }
+
   io.use((socket, next) => {
     const { authorization, organizationId } = credentials(socket);
-    deps.authenticator
-      .authenticate(authorization, organizationId ?? '')
-      .then((ctx) => {
-        if (!ctx.capabilities.has('conversations.use'))
-          throw new AppError(403, 'forbidden', 'this role cannot chat');
-        socket.data.ctx = ctx;
-        next();
-      })
-      .catch((err: unknown) => next(new Error(err instanceof AppError ? err.message : 'unauthorized')));
+    (async () => {
+      const orgId = organizationId ?? (await deps.authenticator.organizationOf(authorization));
+      if (!orgId) throw unauthorized('name the organization (auth.organizationId) for this credential');
+      socket.data = {
+        ctx: await authorise({ authorization, organizationId: orgId }),
+        authorization,
+        organizationId: orgId,
+      };
+    })().then(
+      () => next(),
+      (err: unknown) => next(new Error(err instanceof AppError ? err.message : 'unauthorized')),
+    );
   });
 
   io.on('connection', (socket) => {
     const { ctx } = socket.data;
     void socket.join(rooms.user(ctx.organizationId, ctx.userId));
+    if (ctx.apiKeyId) void socket.join(rooms.apiKey(ctx.organizationId, ctx.apiKeyId));
+    if (ctx.expiresAt) {
+      const expiry = setTimeout(
+        () => socket.disconnect(true),
+        Math.min(ctx.expiresAt.getTime() - Date.now(), MAX_TIMER_MS),
+      );
+      socket.once('disconnect', () => clearTimeout(expiry));
+    }
+
+    /** Runs a client event as the caller is now; a caller no longer authorised is disconnected. */
+    const handle =
+      (run: (current: RequestContext, payload: unknown) => Promise<unknown>) =>
+      (payload: unknown, ack: unknown) => {
+        authorise(socket.data)
+          .catch((err: unknown) => {
+            reply(ack, err);
+            socket.disconnect(true);
+            return null;
+          })
+          .then((current) => current && run(current, payload).then(() => reply(ack)))
+          .catch((err: unknown) => reply(ack, err));
+      };
 
     // Watch a conversation one may read (for example an admin following another member's conversation).
-    socket.on('subscribe', (payload: { conversationId?: unknown }, ack: unknown) => {
-      const id = field(payload, 'conversationId');
-      conversations
-        .load(ctx, id)
-        .then(() => socket.join(rooms.conversation(ctx.organizationId, id)))
-        .then(() => reply(ack))
-        .catch((err: unknown) => reply(ack, err));
-    });
-    socket.on('unsubscribe', (payload: { conversationId?: unknown }, ack: unknown) => {
-      void socket.leave(rooms.conversation(ctx.organizationId, field(payload, 'conversationId')));
-      reply(ack);
-    });
+    socket.on(
+      'subscribe',
+      handle(async (current, payload) => {
+        const id = field(payload, 'conversationId');
+        await conversations.load(current, id);
+        await socket.join(rooms.conversation(current.organizationId, id));
+      }),
+    );
+    socket.on(
+      'unsubscribe',
+      handle(async (current, payload) => {
+        await socket.leave(rooms.conversation(current.organizationId, field(payload, 'conversationId')));
+      }),
+    );
     // The result of a frontend tool call the agent made in this client.
     socket.on(
       'frontend-tool-result',
-      (
-        payload: { conversationId?: unknown; requestId?: unknown; toolCallId?: unknown; result?: unknown },
-        ack: unknown,
-      ) => {
-        conversations
-          .frontendToolResult(ctx, {
-            conversationId: field(payload, 'conversationId'),
-            requestId: field(payload, 'requestId'),
-            toolCallId: field(payload, 'toolCallId'),
-            result: payload?.result ?? null,
-          })
-          .then(() => reply(ack))
-          .catch((err: unknown) => reply(ack, err));
-      },
+      handle((current, payload) =>
+        conversations.frontendToolResult(current, {
+          conversationId: field(payload, 'conversationId'),
+          requestId: field(payload, 'requestId'),
+          toolCallId: field(payload, 'toolCallId'),
+          result: (payload as { result?: unknown } | null)?.result ?? null,
+        }),
+      ),
     );
   });
 

@@ -50,18 +50,19 @@ export async function createDeps(config: Config, opts: { logger?: Logger } = {})
     enableOfflineQueue: true,
   });
   redis.on('error', (err: Error) => logger.warn({ err }, 'redis error'));
+  const realtime = createRealtimeEmitter(redis);
   return {
     config,
     logger,
     db,
     repos,
-    services: createServices(repos, temporal, tokens, outbound),
+    services: createServices(repos, temporal, tokens, outbound, realtime),
     temporal,
     tokens,
     authenticator: new Authenticator(repos, tokens, config.auth.oidc),
     s3: createS3Client(config.s3),
     redis,
-    realtime: createRealtimeEmitter(redis),
+    realtime,
     llm: createLlmClient(config.llm),
     mailer: createMailer(config.mail.smtpUrl, config.mail.from),
     outbound,

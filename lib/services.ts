@@ -7,6 +7,7 @@ import type { TokenService } from '@lib/auth/tokens';
 import { ConversationsService } from '@lib/conversations/conversations.service';
 import { GroupAgentsService } from '@lib/groups/group-agents.service';
 import type { OutboundClient } from '@lib/http/outbound';
+import type { RealtimeEmitter } from '@lib/realtime/emitter';
 import { GroupsService } from '@lib/groups/groups.service';
 import { OrganizationService } from '@lib/organization/organization.service';
 import type { Repositories } from '@lib/repositories';
@@ -21,15 +22,16 @@ export function createServices(
   temporal: TemporalDeps,
   tokens: TokenService,
   outbound: OutboundClient,
+  realtime: RealtimeEmitter,
 ) {
   const access = new AgentAccess(repos);
   const agents = new AgentsService(repos, access);
   return {
     organization: new OrganizationService(repos),
-    users: new UsersService(repos, temporal),
-    groups: new GroupsService(repos),
+    users: new UsersService(repos, temporal, realtime),
+    groups: new GroupsService(repos, realtime),
     groupAgents: new GroupAgentsService(repos),
-    apiKeys: new ApiKeysService(repos),
+    apiKeys: new ApiKeysService(repos, realtime),
     assumeRole: new AssumeRoleService(repos, tokens),
     access,
     agents,

@@ -206,6 +206,29 @@ describe('users', () => {
         .expect(200);
     });
 
+    it('keeps an owner when two owners remove or demote each other at the same moment', async () => {
+      const owners = () => env.deps.repos.tenant(org.organizationId).members.countByRole('owner');
+      for (let round = 0; round < 6; round++) {
+        const a = org.owner;
+        const b = await addMember(env, org.organizationId, 'owner', `Second ${round}`);
+        const act = (actor: typeof a, target: typeof b) =>
+          round % 2 === 0
+            ? as(env, actor.token).delete(org.path(`/users/${target.userId}`))
+            : as(env, actor.token).put(org.path(`/users/${target.userId}`), { role: 'admin' });
+        const answers = await Promise.all([act(a, b), act(b, a)]);
+        expect(await owners(), `round ${round}: ${answers.map((r) => r.status).join(', ')}`).to.be.at.least(
+          1,
+        );
+        for (const res of answers) expect(res.status, res.text).to.be.oneOf([200, 401, 403, 404, 409]);
+        // Back to one owner (org.owner) for the next round.
+        const tenant = env.deps.repos.tenant(org.organizationId);
+        if (!(await tenant.members.get(a.userId)))
+          await tenant.members.add({ _id: a.userId, name: 'Olive Owner', email: a.email }, 'owner');
+        await tenant.members.setRole(a.userId, 'owner');
+        await tenant.members.remove(b.userId);
+      }
+    });
+
     it('validates reassignWorkflowsTo against the members', async () => {
       await as(env, org.owner.token)
         .delete(org.path(`/users/${org.chat.userId}?reassignWorkflowsTo=usr_nobody`))

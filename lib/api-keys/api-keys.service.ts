@@ -3,6 +3,8 @@ import { generateApiKey } from '@lib/auth/api-key-secret';
 import type { RequestContext } from '@lib/auth/context';
 import { notFound } from '@lib/errors';
 import { page, type PageRequest } from '@lib/paging';
+import type { RealtimeEmitter } from '@lib/realtime/emitter';
+import { rooms } from '@lib/realtime/rooms';
 import type { Repositories } from '@lib/repositories';
 import type { PermissionMap } from './api-key.schema';
 import { toApiKeyView } from './api-keys.repository';
@@ -13,7 +15,15 @@ export interface ApiKeyBody {
 }
 
 export class ApiKeysService {
-  constructor(private readonly repos: Repositories) {}
+  constructor(
+    private readonly repos: Repositories,
+    private readonly realtime: Pick<RealtimeEmitter, 'disconnect'>,
+  ) {}
+
+  /** Sockets that authenticated with a key lose it (revoked) or get new rights (changed): they reconnect. */
+  private disconnect(ctx: RequestContext, id: string) {
+    this.realtime.disconnect([rooms.apiKey(ctx.organizationId, id)]);
+  }
 
   private repo(ctx: RequestContext) {
     requireUserSession(ctx);
@@ -48,11 +58,13 @@ export class ApiKeysService {
   async update(ctx: RequestContext, id: string, body: ApiKeyBody) {
     const record = await this.repo(ctx).update(id, body);
     if (!record) throw notFound('API key');
+    this.disconnect(ctx, id);
     return toApiKeyView(record);
   }
 
   async remove(ctx: RequestContext, id: string) {
     if (!(await this.repo(ctx).remove(id))) throw notFound('API key');
+    this.disconnect(ctx, id);
     return { message: 'API key deleted', apiKeyId: id };
   }
 }

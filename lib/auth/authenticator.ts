@@ -47,6 +47,25 @@ export class Authenticator {
     return this.fromServiceToken(credential, organizationId);
   }
 
+  /**
+   * The organization a credential belongs to, for clients that name none (a WebSocket presenting only its
+   * token): an API key's record or a service token's `org` claim. Null when the credential does not say.
+   */
+  async organizationOf(authorization: string | undefined): Promise<string | null> {
+    const credential = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    if (!credential) return null;
+    if (credential.startsWith(API_KEY_PREFIX)) {
+      const apiKeyId = apiKeyIdOf(credential);
+      const record = apiKeyId ? await this.repos.crossOrg.findApiKeyCrossOrg(apiKeyId) : null;
+      return record && apiKeyMatches(credential, record.keyHash) ? record.organizationId : null;
+    }
+    try {
+      return (await this.tokens.verify(credential)).organizationId;
+    } catch {
+      return null;
+    }
+  }
+
   private async fromApiKey(key: string, organizationId: string): Promise<RequestContext> {
     const apiKeyId = apiKeyIdOf(key);
     const record = apiKeyId ? await this.repos.crossOrg.findApiKeyCrossOrg(apiKeyId) : null;
@@ -99,9 +118,10 @@ export class Authenticator {
         capabilities: ROLE_CAPABILITIES.chat,
         via: 'assume_role',
         tokenPermissions: claims.permissions,
+        expiresAt: claims.expiresAt,
       };
     }
-    return this.contextFor(member, 'session');
+    return { ...this.contextFor(member, 'session'), expiresAt: claims.expiresAt };
   }
 
   private isOidcToken(token: string): boolean {
@@ -134,7 +154,8 @@ export class Authenticator {
       if (account?.oidcSubject && account.oidcSubject !== subject) account = null;
     }
     if (!account) throw unauthorized('no account for this identity');
-    return this.contextFor(await this.member(organizationId, account._id, 'this identity'), 'session');
+    const ctx = this.contextFor(await this.member(organizationId, account._id, 'this identity'), 'session');
+    return payload.exp ? { ...ctx, expiresAt: new Date(payload.exp * 1000) } : ctx;
   }
 
   private async member(organizationId: string, userId: string, who: string): Promise<MemberDoc> {

@@ -16,4 +16,6 @@ export interface RequestContext {
   apiKeyPermissions?: PermissionMap;
   /** Permission strings embedded in an assume-role token (via assume_role) */
   tokenPermissions?: string[];
+  /** When the credential stops being valid (tokens); API keys last until they are revoked. */
+  expiresAt?: Date;
 }

@@ -2,13 +2,23 @@ import type { RequestContext } from '@lib/auth/context';
 import { iso } from '@lib/db/view';
 import { notFound } from '@lib/errors';
 import { page, type PageRequest } from '@lib/paging';
+import type { RealtimeEmitter } from '@lib/realtime/emitter';
+import { rooms } from '@lib/realtime/rooms';
 import type { Repositories } from '@lib/repositories';
 import { toGroupView, type GroupFields } from './groups.repository';
 
 export type GroupBody = GroupFields & { isDefault: boolean };
 
 export class GroupsService {
-  constructor(private readonly repos: Repositories) {}
+  constructor(
+    private readonly repos: Repositories,
+    private readonly realtime: Pick<RealtimeEmitter, 'disconnect'>,
+  ) {}
+
+  /** Members whose group changed have other agents now: their sockets reconnect and are authorised afresh. */
+  private disconnect(ctx: RequestContext, userIds: string[]) {
+    this.realtime.disconnect(userIds.map((userId) => rooms.user(ctx.organizationId, userId)));
+  }
 
   async list(ctx: RequestContext, opts: { q?: string } & PageRequest) {
     const tenant = this.repos.tenant(ctx.organizationId);
@@ -61,11 +71,13 @@ export class GroupsService {
   async remove(ctx: RequestContext, id: string) {
     const tenant = this.repos.tenant(ctx.organizationId);
     if (!(await tenant.groups.remove(id))) throw notFound('user group');
+    const moved = await tenant.members.userIdsInGroup(id);
     await Promise.all([
       tenant.organization.unsetDefaultGroup(id),
       tenant.members.clearGroup(id),
       tenant.groupAgents.removeForGroup(id),
     ]);
+    this.disconnect(ctx, moved);
     return { message: 'user group deleted', userGroupId: id };
   }
 
@@ -75,6 +87,7 @@ export class GroupsService {
     if (!(await tenant.groups.get(id))) throw notFound('user group');
     const member = await tenant.members.setGroup(userId, id);
     if (!member) throw notFound('user');
+    this.disconnect(ctx, [userId]);
     return { organizationId: ctx.organizationId, userGroupId: id, userId, updatedAt: iso(member.updatedAt) };
   }
 }

@@ -14,6 +14,11 @@ export function createRealtimeEmitter(redis: Redis) {
         ])
         .emit(event, { ...payload, conversationId: target.conversationId });
     },
+    /** Disconnects every socket in these rooms, on whichever API replica holds it (credentials revoked or
+     * rights changed: the client reconnects and is authorised afresh). */
+    disconnect(roomNames: string[]) {
+      if (roomNames.length) emitter.in(roomNames).disconnectSockets(true);
+    },
   };
 }
 

@@ -6,6 +6,8 @@ export const rooms = {
   user: (organizationId: string, userId: string) => `user:${organizationId}:${userId}`,
   conversation: (organizationId: string, conversationId: string) =>
     `conversation:${organizationId}:${conversationId}`,
+  /** Sockets authenticated with one API key: revoking the key disconnects them. */
+  apiKey: (organizationId: string, apiKeyId: string) => `apikey:${organizationId}:${apiKeyId}`,
 };
 
 export type RealtimeEvent = 'conversation' | 'tool-update' | 'task-plan';

@@ -74,6 +74,26 @@ export class MembersRepository extends TenantRepository {
     );
   }
 
+  countByRole(role: Role): Promise<number> {
+    return this.model.countDocuments(this.scope<MemberDoc>({ role }));
+  }
+
+  /** The users in a group (to tell them their rights changed). */
+  async userIdsInGroup(userGroupId: string): Promise<string[]> {
+    const rows = await this.model
+      .find(this.scope<MemberDoc>({ userGroupId }), { userId: 1 })
+      .lean<Array<{ userId: string }>>();
+    return rows.map((r) => r.userId);
+  }
+
+  /** Puts back a membership removed a moment ago (a removal that had to be undone). */
+  async restore(member: MemberDoc) {
+    await findOrCreate(
+      () => this.get(member.userId),
+      async () => (await this.model.create(member)).toObject(),
+    );
+  }
+
   setRole(userId: string, role: Role) {
     return this.updateOwned(this.model, this.id(userId), { $set: { role } });
   }

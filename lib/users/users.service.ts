@@ -4,15 +4,25 @@ import { conflictOnDuplicate } from '@lib/db/duplicate-key';
 import { AppError, badRequest, conflict, forbidden, notFound } from '@lib/errors';
 import { page, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
+import type { RealtimeEmitter } from '@lib/realtime/emitter';
+import { rooms } from '@lib/realtime/rooms';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
 import type { Role } from './member.schema';
 import { toMemberView } from './members.repository';
+
+const lastOwner = () => new AppError(409, 'last_owner', 'an organization must keep at least one owner');
 
 export class UsersService {
   constructor(
     private readonly repos: Repositories,
     private readonly temporal: TemporalDeps,
+    private readonly realtime: Pick<RealtimeEmitter, 'disconnect'>,
   ) {}
+
+  /** A member whose rights changed or ended: their open sockets reconnect and are authorised afresh. */
+  private disconnect(ctx: RequestContext, userId: string) {
+    this.realtime.disconnect([rooms.user(ctx.organizationId, userId)]);
+  }
 
   private members(ctx: RequestContext) {
     return this.repos.tenant(ctx.organizationId).members;
@@ -76,6 +86,12 @@ export class UsersService {
     }
     const updated = await members.setRole(userId, role);
     if (!updated) throw notFound('user');
+    // Two owners demoting each other at once must not leave none: check after the write, and undo it.
+    if (target.role === 'owner' && (await members.countByRole('owner')) === 0) {
+      await members.setRole(userId, 'owner');
+      throw lastOwner();
+    }
+    this.disconnect(ctx, userId);
     return toMemberView(updated);
   }
 
@@ -86,8 +102,7 @@ export class UsersService {
     if (!target) throw notFound('user');
     if (target.role === 'owner') {
       if (!ctx.capabilities.has('users.manage_owners')) throw forbidden('only owners can delete owners');
-      const { total } = await members.list({ role: 'owner', limit: 2, offset: 0 });
-      if (total <= 1) throw new AppError(409, 'last_owner', 'an organization must keep at least one owner');
+      if ((await members.countByRole('owner')) <= 1) throw lastOwner();
     }
     if (reassignWorkflowsTo !== undefined) {
       if (reassignWorkflowsTo === userId) throw badRequest('reassignWorkflowsTo must name another member');
@@ -96,6 +111,12 @@ export class UsersService {
       // Workflow ownership is introduced with chains and schedules; they reassign through this hook.
     }
     if (!(await members.remove(userId))) throw notFound('user');
+    // The count above can race with another owner's removal: check again after the write, and undo it.
+    if (target.role === 'owner' && (await members.countByRole('owner')) === 0) {
+      await members.restore(target);
+      throw lastOwner();
+    }
+    this.disconnect(ctx, userId);
     return { message: 'user removed from organization', userId };
   }
 }
