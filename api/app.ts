@@ -6,6 +6,7 @@ import type { Deps } from '@lib/deps';
 import { openApiSpecPath } from '@lib/spec';
 import { docsRouter } from './docs';
 import { errorHandler } from './error-handler';
+import { jsonDepthLimit } from './json-depth';
 import { mountOperations } from './operations';
 import { agentsHandlers } from './routes/agents';
 import { apiKeysHandlers } from './routes/api-keys';
@@ -38,6 +39,7 @@ export function createApp(deps: Deps): Express {
   // Batch row inserts get their own, larger body limit (see routes/tables.ts); everything else this one.
   app.use(tablesBatchBodyParser());
   app.use(express.json({ limit: deps.config.jsonBodyLimit }));
+  app.use(jsonDepthLimit());
   app.use(docsRouter());
   app.use(
     OpenApiValidator.middleware({

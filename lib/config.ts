@@ -51,6 +51,7 @@ const schema = z.object({
 
   VALIDATE_RESPONSES: bool,
   JSON_BODY_LIMIT: z.string().default('1mb'),
+  TABLE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -102,5 +103,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     allowPrivateOutbound: c.ALLOW_PRIVATE_OUTBOUND ?? false,
     validateResponses: c.VALIDATE_RESPONSES ?? false,
     jsonBodyLimit: c.JSON_BODY_LIMIT,
+    tableQueryTimeoutMs: c.TABLE_QUERY_TIMEOUT_MS,
   };
 }

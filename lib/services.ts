@@ -4,6 +4,7 @@ import { AgentsService } from '@lib/agents/agents.service';
 import { ApiKeysService } from '@lib/api-keys/api-keys.service';
 import { AssumeRoleService } from '@lib/assume-role/assume-role.service';
 import type { TokenService } from '@lib/auth/tokens';
+import type { Config } from '@lib/config';
 import { ConversationsService } from '@lib/conversations/conversations.service';
 import { GroupAgentsService } from '@lib/groups/group-agents.service';
 import type { OutboundClient } from '@lib/http/outbound';
@@ -23,6 +24,7 @@ export function createServices(
   tokens: TokenService,
   outbound: OutboundClient,
   realtime: RealtimeEmitter,
+  config: Pick<Config, 'tableQueryTimeoutMs'>,
 ) {
   const access = new AgentAccess(repos);
   const agents = new AgentsService(repos, access);
@@ -38,7 +40,7 @@ export function createServices(
     agentLinks: new AgentLinksService(repos, agents),
     agentTools: new AgentToolsService(repos, agents),
     conversations: new ConversationsService(repos, temporal, access, outbound),
-    tables: new TablesService(repos),
+    tables: new TablesService(repos, config.tableQueryTimeoutMs),
   };
 }
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { TablesService } from '@lib/tables/tables.service';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
 
@@ -34,6 +35,57 @@ describe('bad input is a 4xx, never a 500', () => {
     }
     const org1 = await as(env, org.owner.token).get(org.path()).expect(200);
     expect(org1.body.tradingAddress).to.deep.equal({ line1: '1 Main St' });
+  });
+
+  it('refuses a body nested deeper than 32 levels, and stores one nested 30 deep', async () => {
+    await as(env, org.owner.token)
+      .post(org.path('/tables'), {
+        name: 'deep',
+        fields: [{ name: 'doc', type: 'jsonb', required: true, comments: 'any JSON' }],
+      })
+      .expect(201);
+    const nest = (levels: number) => {
+      let value: unknown = 'leaf';
+      for (let i = 0; i < levels; i++) value = i % 2 ? [value] : { a: value };
+      return value;
+    };
+    const post = (levels: number) =>
+      as(env, org.owner.token).post(org.path('/tables/deep/data'), { data: { doc: nest(levels) } });
+    expect(expectError(await post(33))).to.contain('deeper than 32');
+    // Far deeper than any recursion could take, sent as text (no client could build it as an object).
+    const text = `{"data":{"doc":${'['.repeat(200_000)}${']'.repeat(200_000)}}}`;
+    expectError(
+      await as(env, org.owner.token)
+        .post(org.path('/tables/deep/data'))
+        .set('content-type', 'application/json')
+        .send(text),
+    );
+    await as(env, org.owner.token)
+      .post(org.path('/tables/deep/data'), { data: { doc: nest(30) } })
+      .expect(201);
+  });
+
+  it('stops a row query that runs past its time limit with a 400', async () => {
+    await as(env, org.owner.token)
+      .post(org.path('/tables'), {
+        name: 'big',
+        fields: [{ name: 'title', type: 'text', required: true, comments: 'words' }],
+      })
+      .expect(201);
+    for (let batch = 0; batch < 10; batch++) {
+      const data = Array.from({ length: 1000 }, (_, i) => ({ title: `row ${batch}-${i} with some words` }));
+      await as(env, org.owner.token).post(org.path('/tables/big/data/batch'), { data }).expect(200);
+    }
+    const caller = { organizationId: org.organizationId, userId: org.owner.userId };
+    const query = { filters: 'title:ilike:no such words:and', limit: 20, offset: 0 };
+    // The production limit (TABLE_QUERY_TIMEOUT_MS, 5 s) answers; a 1 ms limit cannot scan 10,000 rows.
+    expect((await env.deps.services.tables.listRows(caller, 'big', query)).totalRows).to.equal(0);
+    const strict = new TablesService(env.deps.repos, 1);
+    const err = await strict.listRows(caller, 'big', query).then(
+      () => expect.fail('a 1 ms query over 10,000 rows finished'),
+      (e: unknown) => e,
+    );
+    expect(err).to.include({ status: 400, code: 'query_timeout' });
   });
 
   it('refuses a cursor or offset beyond the documented maximum', async () => {

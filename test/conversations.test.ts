@@ -424,9 +424,14 @@ describe('conversations and turns', () => {
         await as(env, org.chat.token)
           .get(org.path(`/conversations/${res.body.conversationId}`))
           .expect(404);
+        // Admins and owners read every conversation (as they read every agent), and list it with all=true.
         await as(env, org.admin.token)
           .get(org.path(`/conversations/${res.body.conversationId}`))
-          .expect(404);
+          .expect(200);
+        const all = await as(env, org.admin.token).get(org.path('/conversations?all=true')).expect(200);
+        expect(all.body.items.map((c: { conversationId: string }) => c.conversationId)).to.include(
+          res.body.conversationId,
+        );
       } finally {
         watcher.close();
       }

@@ -88,6 +88,7 @@ describe('the outbound guard (production default)', () => {
       env.deps.tokens,
       outbound,
       env.deps.realtime,
+      env.config,
     );
     const app = createApp({ ...env.deps, services, outbound });
     const { agentId } = await createTestAgent(env, org.organizationId);

@@ -57,6 +57,22 @@ describe('Custom tables: filters and orderBy', () => {
     expect(await ids('title:ilike:e p:and')).to.deep.equal([1, 2]);
   });
 
+  it('accepts the grammars as people and browsers send them: colons and pipes unencoded, + for a space', async () => {
+    const raw = async (query: string) => {
+      const res = await as(env, org.owner.token)
+        .get(org.path(`/tables/listings/data?${query}`))
+        .expect(200);
+      return (res.body.items as Array<{ id: number }>).map((r) => r.id);
+    };
+    expect(await raw('filters=title:ilike:red+apple:and')).to.deep.equal([1]);
+    expect(await raw('filters=title:like:apple:and|||sold:eq:true:and&orderBy=price:desc')).to.deep.equal([
+      2,
+    ]);
+    expect(
+      await raw(new URLSearchParams({ filters: 'title:ilike:e p:and', orderBy: 'id:desc' }).toString()),
+    ).to.deep.equal([2, 1]);
+  });
+
   it('text: like/ilike treat regex characters literally and never run caller input as a pattern', async () => {
     expect(await ids('title:like:.:and')).to.deep.equal([5]);
     expect(await ids('title:like:b*c:and')).to.deep.equal([5]);

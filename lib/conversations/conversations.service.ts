@@ -51,14 +51,13 @@ export class ConversationsService {
     return this.repos.tenant(ctx.organizationId).conversations;
   }
 
-  /** A conversation is visible to its creator, or to everyone with conversations.all, and only while the
-   * caller may access its agent. Anything else looks exactly like a missing conversation. */
+  /** Admins and owners (conversations.all) read every conversation of the organization, as they read every
+   * agent. Anyone else reads their own conversations while they may access the agent. Anything else looks
+   * exactly like a missing conversation. */
   async load(ctx: RequestContext, id: string): Promise<ConversationDoc> {
     const conversation = await this.repo(ctx).get(id);
-    const mayRead =
-      conversation &&
-      (conversation.creatorUserId === ctx.userId || ctx.capabilities.has('conversations.all'));
-    if (!conversation || !mayRead) throw notFound('conversation');
+    if (conversation && ctx.capabilities.has('conversations.all')) return conversation;
+    if (conversation?.creatorUserId !== ctx.userId) throw notFound('conversation');
     await this.access.getAccessibleAgent(ctx, conversation.agentId).catch(() => {
       throw notFound('conversation');
     });
@@ -73,8 +72,9 @@ export class ConversationsService {
     const { items, total } = await this.repo(ctx).list({
       ...opts,
       orderBy,
+      // all=true (admins and owners): every conversation of the organization, whoever made it, whatever agent.
       creatorUserId: opts.all ? undefined : ctx.userId,
-      agentIds: await this.access.accessibleAgentIds(ctx),
+      agentIds: opts.all ? undefined : await this.access.accessibleAgentIds(ctx),
     });
     return page(items.map(toConversationView), total, opts.offset);
   }

@@ -1,12 +1,14 @@
 import type { mongo } from 'mongoose';
 import type { Database } from '@lib/db/connection';
 import { isDuplicateKey } from '@lib/db/duplicate-key';
+import { AppError } from '@lib/errors';
 import type { CustomTableDoc, TableFieldDoc } from './custom-table.schema';
 import type { SortSpec } from './order-by';
 import { fieldIndexName, fieldPath, rowsCollectionName, storageKey, type StoredRow } from './storage';
 import { rowIdBlockId, tableRowIdBlockModel, type TableRowIdBlockDoc } from './table-row-id-block.schema';
 const NAMESPACE_NOT_FOUND = 26;
 const NAMESPACE_EXISTS = 48;
+const MAX_TIME_MS_EXPIRED = 50;
 /** Each failed attempt means another writer got a block first; far more than any real contention. */
 const MAX_RESERVE_ATTEMPTS = 10_000;
 
@@ -98,12 +100,29 @@ export class TableRowsRepository {
     else if (rows.length > 1) await this.rows.insertMany(rows, { ordered: true });
   }
 
-  async list(filter: mongo.Filter<StoredRow>, sort: SortSpec, opts: { offset: number; limit: number }) {
-    const [items, total] = await Promise.all([
-      this.rows.find(filter, { sort, skip: opts.offset, limit: opts.limit }).toArray(),
-      this.rows.countDocuments(filter),
-    ]);
-    return { items, total };
+  /** One page and the count. Both stop after `maxTimeMS` (a substring filter scans): then a 400. */
+  async list(
+    filter: mongo.Filter<StoredRow>,
+    sort: SortSpec,
+    opts: { offset: number; limit: number; maxTimeMS: number },
+  ) {
+    try {
+      const { maxTimeMS } = opts;
+      const [items, total] = await Promise.all([
+        this.rows.find(filter, { sort, skip: opts.offset, limit: opts.limit, maxTimeMS }).toArray(),
+        this.rows.countDocuments(filter, { maxTimeMS }),
+      ]);
+      return { items, total };
+    } catch (err) {
+      if ((err as { code?: number }).code === MAX_TIME_MS_EXPIRED) {
+        throw new AppError(
+          400,
+          'query_timeout',
+          `the query ran longer than ${opts.maxTimeMS} ms; narrow the filters (eq on an indexed field is fastest)`,
+        );
+      }
+      throw err;
+    }
   }
 
   /** Sets the given fields (keyed by storage key, values in storage form); null when the row does not exist. */

@@ -47,7 +47,11 @@ function columnTypes(table: CustomTableDoc): Map<string, ColumnType> {
  * call this service directly with the organization it acts for.
  */
 export class TablesService {
-  constructor(private readonly repos: Repositories) {}
+  constructor(
+    private readonly repos: Repositories,
+    /** How long one row query may run (MongoDB maxTimeMS). */
+    private readonly queryTimeoutMs: number,
+  ) {}
 
   private defs(caller: TableCaller) {
     return this.repos.tenant(caller.organizationId).tables;
@@ -110,7 +114,11 @@ export class TablesService {
     const pathOf = columnPaths(table.fields);
     const filter = buildRowFilter(query.filters, columns, pathOf);
     const sort = parseOrderBy(query.orderBy, columns, pathOf);
-    const { items, total } = await this.rows(caller, table).list(filter, sort, query);
+    const { items, total } = await this.rows(caller, table).list(filter, sort, {
+      offset: query.offset,
+      limit: query.limit,
+      maxTimeMS: this.queryTimeoutMs,
+    });
     const rows = new RowChecker(table.fields);
     return page(
       items.map((row) => rows.view(row)),
