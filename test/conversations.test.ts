@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { WORKFLOWS, workflowIds } from '@contracts';
 import { createTestAgent } from './helpers/agents';
 import type { TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
 import { stored } from './helpers/store';
 import { connectClient, connectError } from './helpers/realtime';
 import { eventually } from './helpers/wait';
@@ -88,13 +88,37 @@ describe('conversations and turns', () => {
     const first = await post({ agentId, message: 'hi', requestId: 'req-idem-1' }).expect(201);
     const { conversationId } = first.body;
     await replyOf(conversationId);
-    const handle = env.deps.temporal.client.workflow.getHandle(`turn-${org.organizationId}-req-idem-1`);
+    const handle = env.deps.temporal.client.workflow.getHandle(
+      workflowIds.turn(org.organizationId, conversationId, 'req-idem-1'),
+    );
     const { runId } = await handle.describe();
     await post({ agentId, conversationId, message: 'hi', requestId: 'req-idem-1' }).expect(201);
     expect((await handle.describe()).runId).to.equal(runId);
     const stored = await messagesOf(conversationId);
     expect(stored.map((m) => m.role)).to.deep.equal(['user', 'assistant']);
     expect(env.llm.chatRequests.filter((r) => r.model === model)).to.have.length(1);
+  });
+
+  it('answers two members who happen to send the same requestId, each in their own conversation', async () => {
+    const { agentId, model } = await createTestAgent(env, org.organizationId);
+    env.llm.on({ model }, (body) => ({ content: `Echo: ${body.messages.at(-1)?.content as string}` }));
+    const other = await addMember(env, org.organizationId, 'owner', 'Otto');
+    const mine = await post({ agentId, message: 'from Olive', requestId: 'shared-req' }).expect(201);
+    const theirs = await post({ agentId, message: 'from Otto', requestId: 'shared-req' }, other.token).expect(
+      201,
+    );
+    expect(theirs.body.conversationId).to.not.equal(mine.body.conversationId);
+    expect((await replyOf(mine.body.conversationId)).content[0]!.text).to.equal('Echo: from Olive');
+    const reply = await eventually(async () =>
+      (
+        (
+          await as(env, other.token)
+            .get(org.path(`/conversations/${theirs.body.conversationId}`))
+            .expect(200)
+        ).body.messages as Array<{ role: string; content: Array<{ text: string }> }>
+      ).find((m) => m.role === 'assistant'),
+    );
+    expect(reply.content[0]!.text).to.equal('Echo: from Otto');
   });
 
   it('answers a retried first message in the same conversation, once', async () => {
@@ -337,7 +361,7 @@ describe('conversations and turns', () => {
     const run = (input: { conversationId: string; requestId: string }) =>
       env.deps.temporal.client.workflow.execute(WORKFLOWS.turn, {
         taskQueue: env.config.temporal.taskQueue,
-        workflowId: workflowIds.turn(org.organizationId, input.requestId),
+        workflowId: workflowIds.turn(org.organizationId, input.conversationId, input.requestId),
         args: [{ organizationId: org.organizationId, agentId, userId: org.owner.userId, ...input }],
       });
     try {
@@ -401,7 +425,10 @@ describe('conversations and turns', () => {
       { role: 'user', content: 'When is high tide?' },
     ]);
     const child = env.deps.temporal.client.workflow.getHandle(
-      `agent-call-${org.organizationId}-${res.body.requestId}-call_a1`,
+      workflowIds.agentCall(
+        workflowIds.turn(org.organizationId, res.body.conversationId, res.body.requestId),
+        'call_a1',
+      ),
     );
     expect((await child.describe()).status.name).to.equal('COMPLETED');
   });

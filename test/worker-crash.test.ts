@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { workflowIds } from '@contracts';
 import { createTestAgent } from './helpers/agents';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg } from './helpers/org';
@@ -79,7 +80,9 @@ describe('a worker killed in the middle of a turn', () => {
       });
       expect(stored.map((m) => m.role)).to.deep.equal(['user', 'assistant']);
       expect(env.llm.chatRequests.filter((r) => r.model === model)).to.have.length(2);
-      const handle = env.deps.temporal.client.workflow.getHandle(`turn-${org.organizationId}-${requestId}`);
+      const handle = env.deps.temporal.client.workflow.getHandle(
+        workflowIds.turn(org.organizationId, conversationId, requestId),
+      );
       expect((await handle.result()).status).to.equal('complete');
     } finally {
       client.close();

@@ -1,4 +1,4 @@
-import { ActivityFailure, ChildWorkflowFailure, executeChild } from '@temporalio/workflow';
+import { ActivityFailure, ChildWorkflowFailure, executeChild, patched, workflowInfo } from '@temporalio/workflow';
 import {
   WORKFLOWS,
   workflowIds,
@@ -12,6 +12,12 @@ import {
 import { db, model, tools } from './activity-proxies';
 
 export const MAX_TOOL_ROUNDS = 8;
+
+/** Markers of changes to the loop's shape (histories recorded before a change replay the old path). */
+const PATCHES = {
+  /** Agent-call child ids derive from the parent workflow's id, since turn ids are scoped by conversation. */
+  agentCallIdFromParent: 'agent-call-id-from-parent',
+};
 export const MAX_AGENT_DEPTH = 3;
 
 export interface AgentLoopOptions {
@@ -108,8 +114,12 @@ async function callAgent(tool: ModelTool, call: ChatToolCall, opts: AgentLoopOpt
     prompt,
     depth: opts.depth + 1,
   };
+  // Child ids follow the parent's id (unique per conversation); histories from before keep their old ids.
+  const workflowId = patched(PATCHES.agentCallIdFromParent)
+    ? workflowIds.agentCall(workflowInfo().workflowId, call.id)
+    : workflowIds.agentCallV1(opts.organizationId, opts.requestId, call.id);
   const answer = await executeChild<(input: AgentCallInput) => Promise<string>>(WORKFLOWS.agentCall, {
-    workflowId: workflowIds.agentCall(opts.organizationId, opts.requestId, call.id),
+    workflowId,
     args: [input],
   });
   return answer;

@@ -39,6 +39,7 @@ interface PendingTurn {
 /** What one turn measured: ms from issuing the POST to the first delta, to the message, to the 201. */
 export interface TurnTiming {
   requestId: string;
+  conversationId: string;
   t0: number;
   firstDelta: number;
   final: number;
@@ -128,10 +129,12 @@ export async function startTurnsHarness(settings: TurnsSettings) {
       finish(err);
       throw err;
     }
+    const { conversationId } = JSON.parse(res.body) as { conversationId: string };
     const final = await finished;
     if (entry.firstDelta === undefined) throw new Error(`turn ${requestId}: message without deltas`);
     return {
       requestId,
+      conversationId,
       t0: entry.t0,
       firstDelta: entry.firstDelta,
       final: final.at,

@@ -15,7 +15,7 @@ export interface Sample {
   /** service only: ms to the 201 answer */
   posted?: number;
   /** service only: what the phase breakdown needs (wall-clock ms) */
-  trace?: { requestId: string; t0: number; first: number; final: number };
+  trace?: { requestId: string; conversationId: string; t0: number; first: number; final: number };
 }
 
 export function pct(values: number[], q: number): number {
@@ -45,7 +45,13 @@ export async function serviceTurn(harness: TurnsHarness, token: string, question
     first: t.firstDelta - t.t0,
     end: t.final - t.t0,
     posted: t.posted,
-    trace: { requestId: t.requestId, t0: wall(t.t0), first: wall(t.firstDelta), final: wall(t.final) },
+    trace: {
+      requestId: t.requestId,
+      conversationId: t.conversationId,
+      t0: wall(t.t0),
+      first: wall(t.firstDelta),
+      final: wall(t.final),
+    },
   } satisfies Sample;
 }
 
@@ -131,7 +137,7 @@ export async function phasesOf(harness: TurnsHarness, turns: Sample[]) {
   for (const sample of turns) {
     const t = sample.trace!;
     const history = await harness.deps.temporal.client.workflow
-      .getHandle(workflowIds.turn(harness.orgId, t.requestId))
+      .getHandle(workflowIds.turn(harness.orgId, t.conversationId, t.requestId))
       .fetchHistory();
     let started = NaN;
     const acts = new Map<string, { name: string; scheduled: number; started: number; completed: number }>();

@@ -124,7 +124,7 @@ export class ConversationsService {
         text: body.message,
       });
       await startIdempotent<TurnWorkflow>(this.temporal, WORKFLOWS.turn, {
-        workflowId: workflowIds.turn(ctx.organizationId, requestId),
+        workflowId: workflowIds.turn(ctx.organizationId, conversationId, requestId),
         // A requestId answers once, even after its turn completed.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         args: [
@@ -193,7 +193,7 @@ export class ConversationsService {
     await this.load(ctx, input.conversationId);
     if (!(await this.repo(ctx).hasTurn(input.conversationId, input.requestId))) throw notFound('turn');
     const handle = this.temporal.client.workflow.getHandle(
-      workflowIds.turn(ctx.organizationId, input.requestId),
+      workflowIds.turn(ctx.organizationId, input.conversationId, input.requestId),
     );
     await handle.signal(frontendToolResultSignal, { toolCallId: input.toolCallId, result: input.result });
   }

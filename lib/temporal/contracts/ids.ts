@@ -1,8 +1,13 @@
 /** Deterministic, tenant-prefixed workflow ids: re-submitting the same business event is idempotent. */
 export const workflowIds = {
   invitation: (organizationId: string, userId: string) => `invite-${organizationId}-${userId}`,
-  turn: (organizationId: string, requestId: string) => `turn-${organizationId}-${requestId}`,
-  /** The child workflow an agent asks through one tool call of a turn (or of another agent call). */
-  agentCall: (organizationId: string, requestId: string, toolCallId: string) =>
+  /** One turn: a requestId answers once per conversation, and another member reusing it reaches only their
+   * own conversation's turn. */
+  turn: (organizationId: string, conversationId: string, requestId: string) =>
+    `turn-${organizationId}-${conversationId}-${requestId}`,
+  /** The child workflow an agent asks through one tool call of a turn or of another agent call. */
+  agentCall: (parentWorkflowId: string, toolCallId: string) => `agent-call-${parentWorkflowId}-${toolCallId}`,
+  /** Before workflow ids were scoped by conversation (histories recorded then still use it). */
+  agentCallV1: (organizationId: string, requestId: string, toolCallId: string) =>
     `agent-call-${organizationId}-${requestId}-${toolCallId}`,
 };
