@@ -23,7 +23,7 @@ describe('conversations and turns', () => {
   const messagesOf = async (conversationId: string) =>
     (
       await as(env, org.owner.token)
-        .get(org.path(`/conversations/${conversationId}`))
+        .get(org.path(`/conversations/${conversationId}?messagesLimit=500`))
         .expect(200)
     ).body.messages as Array<{
       role: string;
@@ -159,6 +159,42 @@ describe('conversations and turns', () => {
       { role: 'assistant', content: 'First answer' },
       { role: 'user', content: 'Question two' },
     ]);
+  });
+
+  it('pages the messages of a conversation from the newest back, with a cursor to older pages', async () => {
+    const { agentId } = await createTestAgent(env, org.organizationId);
+    const { conversationId } = (await post({ agentId, title: 'Paged' }).expect(201)).body;
+    const repo = env.deps.repos.tenant(org.organizationId).conversations;
+    for (let i = 0; i < 7; i++) {
+      const role = i % 2 === 0 ? 'user' : 'assistant';
+      await repo.putMessage({ conversationId, requestId: `p${i}`, role, status: 'complete', text: `m${i}` });
+    }
+    type Page = {
+      messages: Array<{ content: Array<{ text: string }> }>;
+      totalMessages: number;
+      olderMessagesCursor: string | null;
+    };
+    const get = async (query: string): Promise<Page> =>
+      (
+        await as(env, org.owner.token)
+          .get(org.path(`/conversations/${conversationId}?${query}`))
+          .expect(200)
+      ).body as Page;
+    const texts = (body: Page) => body.messages.map((m) => m.content[0]!.text);
+    const newest = await get('messagesLimit=3');
+    expect(texts(newest)).to.deep.equal(['m4', 'm5', 'm6']);
+    expect(newest.totalMessages).to.equal(7);
+    const middle = await get(`messagesLimit=3&messagesBefore=${newest.olderMessagesCursor}`);
+    expect(texts(middle)).to.deep.equal(['m1', 'm2', 'm3']);
+    const oldest = await get(`messagesLimit=3&messagesBefore=${middle.olderMessagesCursor}`);
+    expect(texts(oldest)).to.deep.equal(['m0']);
+    expect(oldest.olderMessagesCursor).to.equal(null);
+    const all = await get('');
+    expect(texts(all)).to.deep.equal(['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6']);
+    expect(all.olderMessagesCursor).to.equal(null);
+    await as(env, org.owner.token)
+      .get(org.path(`/conversations/${conversationId}?messagesLimit=501`))
+      .expect(400);
   });
 
   it('shows the model only the newest 100 messages of a long conversation, in order', async () => {

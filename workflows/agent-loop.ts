@@ -1,4 +1,10 @@
-import { ActivityFailure, ChildWorkflowFailure, executeChild, patched, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ChildWorkflowFailure,
+  executeChild,
+  patched,
+  workflowInfo,
+} from '@temporalio/workflow';
 import {
   WORKFLOWS,
   workflowIds,

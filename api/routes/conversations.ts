@@ -29,7 +29,15 @@ export function conversationsHandlers(deps: Deps): OperationHandlers {
       res.status(201).json(await service.create(ctxOf(req), body<ConversationCreateBody>(req)));
     },
     async getConversation(req, res) {
-      res.json(await service.get(ctxOf(req), conversationId(req)));
+      const { messagesLimit, messagesBefore } = req.query as {
+        messagesLimit?: string;
+        messagesBefore?: string;
+      };
+      const page = {
+        limit: messagesLimit === undefined ? 100 : Number(messagesLimit),
+        before: messagesBefore === undefined ? undefined : Number(messagesBefore),
+      };
+      res.json(await service.get(ctxOf(req), conversationId(req), page));
     },
     async renameConversation(req, res) {
       res.json(await service.rename(ctxOf(req), conversationId(req), body<{ title: string }>(req).title));

@@ -123,10 +123,16 @@ export class ConversationsRepository extends TenantRepository {
       .lean<MessageDoc[]>();
   }
 
-  /** The newest `count` messages, oldest first. */
-  async lastMessages(conversationId: string, count: number) {
+  countMessages(conversationId: string): Promise<number> {
+    return this.messageModel.countDocuments(this.scope<MessageDoc>({ conversationId }));
+  }
+
+  /** The newest `count` messages (written before `beforeSeq` when given), oldest first. */
+  async lastMessages(conversationId: string, count: number, beforeSeq?: number) {
+    const filter = this.scope<MessageDoc>({ conversationId });
+    if (beforeSeq !== undefined) filter.seq = { $lt: beforeSeq };
     const newest = await this.messageModel
-      .find(this.scope<MessageDoc>({ conversationId }))
+      .find(filter)
       .sort({ seq: -1, _id: -1 })
       .limit(count)
       .lean<MessageDoc[]>();

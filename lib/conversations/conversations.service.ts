@@ -79,10 +79,22 @@ export class ConversationsService {
     return page(items.map(toConversationView), total, opts.offset);
   }
 
-  async get(ctx: RequestContext, id: string) {
+  /** The conversation with a page of its messages: the newest `limit` (before the cursor), in write order. */
+  async get(ctx: RequestContext, id: string, page: { limit: number; before?: number } = { limit: 100 }) {
     const conversation = await this.load(ctx, id);
-    const messages = await this.repo(ctx).messages(id);
-    return { ...toConversationView(conversation), messages: messages.map(toMessageView) };
+    const repo = this.repo(ctx);
+    // One more than asked tells whether older messages exist.
+    const [window, totalMessages] = await Promise.all([
+      repo.lastMessages(id, page.limit + 1, page.before),
+      repo.countMessages(id),
+    ]);
+    const messages = window.length > page.limit ? window.slice(1) : window;
+    return {
+      ...toConversationView(conversation),
+      messages: messages.map(toMessageView),
+      totalMessages,
+      olderMessagesCursor: window.length > page.limit ? String(messages[0]!.seq) : null,
+    };
   }
 
   /** Creates or continues a conversation; with a message, queues the turn and returns at once. */
