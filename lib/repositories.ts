@@ -1,4 +1,5 @@
 import { AgentLinksRepository } from '@lib/agents/agent-links.repository';
+import { agentEmailModel } from '@lib/agents/agent-email.schema';
 import { agentLinkModel } from '@lib/agents/agent-link.schema';
 import { agentModel } from '@lib/agents/agent.schema';
 import { AgentsRepository } from '@lib/agents/agents.repository';
@@ -41,6 +42,7 @@ export const MODELS: readonly ModelDef[] = [
   toolAttachmentModel,
   agentLinkModel,
   groupAgentMappingModel,
+  agentEmailModel,
 ] as readonly ModelDef[];
 
 /** The repositories of one organization: everything a service or activity may read or write for it. */

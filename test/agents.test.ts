@@ -138,6 +138,34 @@ describe('agents', () => {
       .expect(200);
   });
 
+  it('gives an inbound address to exactly one of several agents saved at once, and frees it with its agent', async () => {
+    const address = `race-${Date.now()}@agents.example.com`;
+    const other = await createTestOrg(env, 'Racing Mail Org');
+    const attempts = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        i % 2
+          ? create({ ...base, emailAddress: address })
+          : as(env, other.admin.token).post(other.path('/agents'), { ...base, emailAddress: address }),
+      ),
+    );
+    const statuses = attempts.map((r) => r.status).sort();
+    expect(statuses).to.deep.equal([201, 409, 409, 409, 409, 409, 409, 409]);
+    const winner = attempts.find((r) => r.status === 201)!;
+    const winnerOrg = winner.body.organizationId === org.organizationId ? org : other;
+    // Moving the holder to another address frees this one; deleting an agent frees its address.
+    await as(env, winnerOrg.admin.token)
+      .put(winnerOrg.path(`/agents/${winner.body.id}`), { ...base, emailAddress: `moved-${address}` })
+      .expect(200);
+    const next = await create({ ...base, emailAddress: address }).expect(201);
+    await create({ ...base, emailAddress: `moved-${address}` }).expect(409);
+    await as(env, org.admin.token)
+      .delete(org.path(`/agents/${next.body.id}`))
+      .expect(200);
+    await as(env, other.admin.token)
+      .post(other.path('/agents'), { ...base, emailAddress: address })
+      .expect(201);
+  });
+
   it('pages, filters by name and orders the list', async () => {
     for (const name of ['banana', 'Apple', 'cherry']) await create({ ...base, name }).expect(201);
     const list = (query: string) =>

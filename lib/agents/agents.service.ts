@@ -6,7 +6,7 @@ import type { Repositories, TenantRepositories } from '@lib/repositories';
 import type { AgentAccess } from './agent-access';
 import { agentFieldsFromBody, type AgentBody } from './agent-fields';
 import { agentDocId, type AgentDoc, type AgentVisibility } from './agent.schema';
-import { toAgentView, type AgentFields, type AgentOrderField } from './agents.repository';
+import { toAgentView, type AgentOrderField } from './agents.repository';
 
 export interface AgentListOptions extends PageRequest {
   q?: string;
@@ -75,24 +75,32 @@ export class AgentsService {
   async create(ctx: RequestContext, body: AgentBody) {
     const agentId = newId('agt');
     const fields = agentFieldsFromBody(body);
-    await this.checkEmailAddressFree(ctx, agentId, fields);
-    const agent = await this.repo(ctx).create(agentId, { ...fields, creatorUserId: ctx.userId });
-    return toAgentView(agent);
+    await this.claimEmailAddress(ctx, agentId, fields.emailAddress);
+    try {
+      return toAgentView(await this.repo(ctx).create(agentId, { ...fields, creatorUserId: ctx.userId }));
+    } catch (err) {
+      await this.releaseEmailAddress(ctx, agentId, fields.emailAddress);
+      throw err;
+    }
   }
 
   /** Replaces the four required fields; optional fields left out keep their value, null or "" clears them. */
   async update(ctx: RequestContext, agentId: string, body: AgentBody) {
-    await this.manageable(ctx, agentId);
+    const before = await this.manageable(ctx, agentId);
     const fields = agentFieldsFromBody(body);
-    await this.checkEmailAddressFree(ctx, agentId, fields);
+    await this.claimEmailAddress(ctx, agentId, fields.emailAddress);
     const agent = await this.repo(ctx).update(agentId, fields);
     if (!agent) throw notFound('agent');
+    if (before.emailAddress && before.emailAddressKey !== agent.emailAddressKey)
+      await this.releaseEmailAddress(ctx, agentId, before.emailAddress);
     return toAgentView(agent);
   }
 
   /** Deletes the agent and everything attached to it: tools, agent attachments (both ways), group mappings. */
   async remove(ctx: RequestContext, agentId: string) {
-    if (!(await this.repo(ctx).remove(agentId))) throw notFound('agent');
+    const agent = await this.repo(ctx).get(agentId);
+    if (!agent || !(await this.repo(ctx).remove(agentId))) throw notFound('agent');
+    await this.releaseEmailAddress(ctx, agentId, agent.emailAddress);
     await Promise.all(
       this.dependents(this.repos.tenant(ctx.organizationId)).map((d) => d.removeForAgent(agentId)),
     );
@@ -114,12 +122,27 @@ export class AgentsService {
     return { organizationId: ctx.organizationId, agentId, visibility };
   }
 
-  /** An inbound address routes mail to one agent, so it may belong to only one agent anywhere. */
-  private async checkEmailAddressFree(ctx: RequestContext, agentId: string, fields: AgentFields) {
-    if (!fields.emailAddress) return;
-    const holder = await this.repos.crossOrg.findAgentByEmailCrossOrg(fields.emailAddress);
-    if (holder && holder._id !== agentDocId(ctx.organizationId, agentId)) {
-      throw conflict(`emailAddress ${fields.emailAddress} is already used by another agent`);
-    }
+  /**
+   * An inbound address routes mail to one agent, so it may belong to only one agent anywhere. The claim is
+   * atomic (two agents saved at once with one address: one gets 409); agents saved before claims existed are
+   * found by their address too.
+   */
+  private async claimEmailAddress(ctx: RequestContext, agentId: string, address: string | null | undefined) {
+    if (!address) return;
+    const docId = agentDocId(ctx.organizationId, agentId);
+    const legacy = await this.repos.crossOrg.findAgentByEmailCrossOrg(address);
+    const free =
+      (!legacy || legacy._id === docId) &&
+      (await this.repos.crossOrg.claimAgentEmailCrossOrg(address, ctx.organizationId, docId));
+    if (!free) throw conflict(`emailAddress ${address} is already used by another agent`);
+  }
+
+  private async releaseEmailAddress(
+    ctx: RequestContext,
+    agentId: string,
+    address: string | null | undefined,
+  ) {
+    if (address)
+      await this.repos.crossOrg.releaseAgentEmailCrossOrg(address, agentDocId(ctx.organizationId, agentId));
   }
 }

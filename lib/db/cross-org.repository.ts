@@ -1,8 +1,10 @@
 import { apiKeyModel, type ApiKeyDoc } from '@lib/api-keys/api-key.schema';
+import { agentEmailModel, type AgentEmailDoc } from '@lib/agents/agent-email.schema';
 import { agentModel, type AgentDoc } from '@lib/agents/agent.schema';
 import { newId } from '@lib/ids';
 import { organizationModel, type OrganizationDoc } from '@lib/organization/organization.schema';
 import type { Database } from './connection';
+import { isDuplicateKey } from './duplicate-key';
 
 /**
  * The only reads and writes that are not scoped to one organization, each for a reason named here. Anything
@@ -22,6 +24,31 @@ export class CrossOrgRepository {
       .model(agentModel)
       .findOne({ emailAddressKey: emailAddress.toLowerCase() })
       .lean<AgentDoc>();
+  }
+
+  /**
+   * Claims an inbound address for an agent. Addresses route mail across organizations, so they are global;
+   * false when another agent holds it (the claim is the insert of its key, atomic on the primary key).
+   */
+  async claimAgentEmailCrossOrg(
+    address: string,
+    organizationId: string,
+    agentDocId: string,
+  ): Promise<boolean> {
+    const model = this.db.model(agentEmailModel);
+    const _id = address.toLowerCase();
+    try {
+      await model.create({ _id, organizationId, agentDocId });
+      return true;
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      return (await model.findById(_id).lean<AgentEmailDoc>())?.agentDocId === agentDocId;
+    }
+  }
+
+  /** Gives an address up, if this agent holds it. */
+  async releaseAgentEmailCrossOrg(address: string, agentDocId: string) {
+    await this.db.model(agentEmailModel).deleteOne({ _id: address.toLowerCase(), agentDocId });
   }
 
   /** Creating a tenant is the one organization write with no tenant yet (bootstrap CLI). */
