@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
-import { AppError } from '@lib/errors';
+import { AppError, TooManyRequestsError } from '@lib/errors';
 import type { Logger } from '@lib/logger';
 
 const CODES: Record<number, string> = {
@@ -26,6 +26,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // Auth errors are re-wrapped by the validator; answer with the original typed error.
     const source = req.authError instanceof AppError ? req.authError : err;
     if (source instanceof AppError) {
+      if (source instanceof TooManyRequestsError) res.set('Retry-After', String(source.retryAfterSeconds));
       res
         .status(source.status)
         .json({ error: { code: source.code, message: source.message, details: source.details } });

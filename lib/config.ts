@@ -52,6 +52,7 @@ const schema = z.object({
   VALIDATE_RESPONSES: bool,
   JSON_BODY_LIMIT: z.string().default('1mb'),
   TABLE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  MAX_CONCURRENT_TURNS_PER_ORG: z.coerce.number().int().positive().default(20),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -104,5 +105,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     validateResponses: c.VALIDATE_RESPONSES ?? false,
     jsonBodyLimit: c.JSON_BODY_LIMIT,
     tableQueryTimeoutMs: c.TABLE_QUERY_TIMEOUT_MS,
+    maxConcurrentTurnsPerOrg: c.MAX_CONCURRENT_TURNS_PER_ORG,
   };
 }

@@ -26,3 +26,15 @@ export class ConflictError extends AppError {
 }
 
 export const conflict = (message: string) => new ConflictError(message);
+
+/** 429: the organization is at a limit for now; the answer carries `Retry-After`. */
+export class TooManyRequestsError extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+    code = 'too_many_requests',
+  ) {
+    super(429, code, message);
+    this.name = 'TooManyRequestsError';
+  }
+}

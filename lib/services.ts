@@ -24,7 +24,7 @@ export function createServices(
   tokens: TokenService,
   outbound: OutboundClient,
   realtime: RealtimeEmitter,
-  config: Pick<Config, 'tableQueryTimeoutMs'>,
+  config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg'>,
 ) {
   const access = new AgentAccess(repos);
   const agents = new AgentsService(repos, access);
@@ -39,7 +39,13 @@ export function createServices(
     agents,
     agentLinks: new AgentLinksService(repos, agents),
     agentTools: new AgentToolsService(repos, agents),
-    conversations: new ConversationsService(repos, temporal, access, outbound),
+    conversations: new ConversationsService(
+      repos,
+      temporal,
+      access,
+      outbound,
+      config.maxConcurrentTurnsPerOrg,
+    ),
     tables: new TablesService(repos, config.tableQueryTimeoutMs),
   };
 }

@@ -2,6 +2,9 @@ import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WORKFLOWS, workflowIds } from '@contracts';
+import request from 'supertest';
+import { createApp } from '@api/app';
+import { createServices } from '@lib/services';
 import { createTestAgent } from './helpers/agents';
 import type { TestEnv } from './helpers/env';
 import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
@@ -119,6 +122,53 @@ describe('conversations and turns', () => {
       ).find((m) => m.role === 'assistant'),
     );
     expect(reply.content[0]!.text).to.equal('Echo: from Otto');
+  });
+
+  it("refuses a turn beyond the organization's running-turn limit with 429 and Retry-After", async () => {
+    const services = createServices(
+      env.deps.repos,
+      env.deps.temporal,
+      env.deps.tokens,
+      env.deps.outbound,
+      env.deps.realtime,
+      { ...env.config, maxConcurrentTurnsPerOrg: 1 },
+    );
+    const app = createApp({ ...env.deps, services });
+    const send = (body: object) =>
+      request(app)
+        .post(org.path('/conversations'))
+        .set('Authorization', `Bearer ${org.owner.token}`)
+        .send(body);
+    const { agentId, model } = await createTestAgent(env, org.organizationId);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    env.llm.on({ model }, async () => {
+      await held;
+      return { content: 'Finally.' };
+    });
+    const first = await send({ agentId, message: 'one' }).expect(201);
+    await eventually(() => Promise.resolve(env.llm.chatRequests.some((r) => r.model === model)));
+    const refused = await send({ agentId, message: 'two', requestId: 'over-the-limit' }).expect(429);
+    expect(refused.body.error.code).to.equal('too_many_turns');
+    expect(refused.headers['retry-after']).to.equal('5');
+    // Nothing of the refused turn was written.
+    expect(
+      (await as(env, org.owner.token).get(org.path('/conversations')).expect(200)).body.totalRows,
+    ).to.equal(1);
+    // Another organization is not limited by this one's turns.
+    const other = await createTestOrg(env, 'Unlimited Org');
+    const theirs = await createTestAgent(env, other.organizationId);
+    env.llm.on({ model: theirs.model }, { content: 'Hi.' });
+    await request(app)
+      .post(other.path('/conversations'))
+      .set('Authorization', `Bearer ${other.owner.token}`)
+      .send({ agentId: theirs.agentId, message: 'hello' })
+      .expect(201);
+    release();
+    await replyOf(first.body.conversationId);
+    await eventually(
+      async () => (await send({ agentId, message: 'two', requestId: 'over-the-limit' })).status === 201,
+    );
   });
 
   it('answers a retried first message in the same conversation, once', async () => {

@@ -8,7 +8,7 @@ import {
 } from '@contracts';
 import type { AgentAccess } from '@lib/agents/agent-access';
 import type { RequestContext } from '@lib/auth/context';
-import { badRequest, conflict, notFound } from '@lib/errors';
+import { badRequest, conflict, notFound, TooManyRequestsError } from '@lib/errors';
 import { BlockedAddressError, type OutboundClient } from '@lib/http/outbound';
 import { page, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
@@ -29,6 +29,8 @@ export interface ConversationCreateBody {
 }
 
 const TITLE_LENGTH = 60;
+/** What a refused turn's Retry-After says: turns take seconds. */
+const TURN_RETRY_AFTER_SECONDS = 5;
 
 /** A title from the first words of the message, cut at a word boundary. */
 export function titleFrom(message: string | undefined): string {
@@ -45,7 +47,28 @@ export class ConversationsService {
     private readonly temporal: TemporalDeps,
     private readonly access: AgentAccess,
     private readonly outbound: OutboundClient,
+    /** Turns one organization may have running at once. */
+    private readonly maxConcurrentTurns: number,
   ) {}
+
+  /**
+   * Refuses a new turn while the organization has maxConcurrentTurns running (Temporal's visibility store
+   * counts them by workflow id prefix, so the limit holds across API replicas; requests racing for the last
+   * slot may exceed it by a few). A retried request is refused like a new one and answered once later.
+   */
+  private async checkTurnCapacity(ctx: RequestContext) {
+    const { count } = await this.temporal.client.workflow.count(
+      `WorkflowType = '${WORKFLOWS.turn}' AND ExecutionStatus = 'Running' AND ` +
+        `WorkflowId STARTS_WITH '${workflowIds.turnPrefix(ctx.organizationId)}'`,
+    );
+    if (count >= this.maxConcurrentTurns) {
+      throw new TooManyRequestsError(
+        `this organization already has ${count} turns running (at most ${this.maxConcurrentTurns}); retry shortly`,
+        TURN_RETRY_AFTER_SECONDS,
+        'too_many_turns',
+      );
+    }
+  }
 
   private repo(ctx: RequestContext) {
     return this.repos.tenant(ctx.organizationId).conversations;
@@ -100,6 +123,7 @@ export class ConversationsService {
   /** Creates or continues a conversation; with a message, queues the turn and returns at once. */
   async create(ctx: RequestContext, body: ConversationCreateBody) {
     if (body.callbackUrl) await this.checkCallbackUrl(body.callbackUrl);
+    if (body.message) await this.checkTurnCapacity(ctx);
     const repo = this.repo(ctx);
     const requestId = body.requestId ?? randomUUID();
     let conversation: ConversationDoc;
