@@ -71,6 +71,7 @@ export async function createDeps(config: Config, opts: { logger?: Logger } = {})
 
 export async function closeDeps(deps: Deps): Promise<void> {
   deps.mailer.close();
+  await deps.outbound.close();
   await Promise.allSettled([deps.db.close(), deps.temporal.connection.close(), deps.redis.quit()]);
   deps.s3.destroy();
 }

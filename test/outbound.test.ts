@@ -80,6 +80,26 @@ describe('the outbound guard (production default)', () => {
     expect(hits).to.equal(1);
   });
 
+  it('checks the address it connects to: a name that re-resolves to loopback after the check is refused', async () => {
+    let lookups = 0;
+    const before = hits;
+    // A rebinding name: public when checked, loopback when the connection would be made.
+    const outbound = createOutboundClient({
+      allowPrivate: false,
+      resolve: () =>
+        Promise.resolve([{ address: ++lookups === 1 ? '93.184.216.34' : '127.0.0.1', family: 4 }]),
+    });
+    const url = `http://rebind.example:${port}/x`;
+    expect((await outbound.check(url)).hostname).to.equal('rebind.example');
+    await outbound.request(url, { method: 'GET' }, { timeoutMs: 2000, maxBodyBytes: 100 }).then(
+      () => expect.fail('connected to the rebound address'),
+      (err: unknown) => expect(err).to.be.instanceOf(BlockedAddressError),
+    );
+    expect(lookups).to.equal(2);
+    expect(hits).to.equal(before);
+    await outbound.close();
+  });
+
   it('refuses a private callbackUrl at the API with 400, before anything is stored', async () => {
     const outbound = guarded();
     const services = createServices(

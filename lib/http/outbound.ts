@@ -1,5 +1,6 @@
-import { lookup } from 'node:dns/promises';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import ipaddr from 'ipaddr.js';
+import { Agent, fetch } from 'undici';
 
 /** The URL is not one the service may call (scheme, or an address it must not reach). */
 export class BlockedAddressError extends Error {}
@@ -18,8 +19,16 @@ export function isPublicAddress(address: string): boolean {
   return parsed.range() === 'unicast';
 }
 
-/** Throws BlockedAddressError when the URL is not http(s) or its host resolves to a non-public address. */
-export async function assertPublicUrl(url: string, allowPrivate: boolean): Promise<URL> {
+/** Resolves a host name to all its addresses (dns.lookup by default; tests pass their own). */
+export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+
+const systemResolver: Resolver = (hostname) =>
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
+  );
+
+/** A parsed http(s) URL; an IP-literal host must be public. No DNS here: names are checked when connecting. */
+export function parseOutboundUrl(url: string, allowPrivate: boolean): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -28,13 +37,29 @@ export async function assertPublicUrl(url: string, allowPrivate: boolean): Promi
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     throw new BlockedAddressError(`${parsed.protocol} URLs are not allowed`);
-  if (allowPrivate) return parsed;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const addresses = ipaddr.isValid(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-  for (const address of addresses) {
-    if (!isPublicAddress(address))
-      throw new BlockedAddressError(`${parsed.hostname} resolves to a private or reserved address`);
-  }
+  if (!allowPrivate && ipaddr.isValid(host) && !isPublicAddress(host))
+    throw new BlockedAddressError(`${parsed.hostname} is a private or reserved address`);
+  return parsed;
+}
+
+/** Every address of a name, or BlockedAddressError when any of them is not public. */
+async function publicAddresses(hostname: string, resolve: Resolver): Promise<LookupAddress[]> {
+  const addresses = await resolve(hostname);
+  const refused = addresses.find((a) => !isPublicAddress(a.address));
+  if (refused) throw new BlockedAddressError(`${hostname} resolves to a private or reserved address`);
+  return addresses;
+}
+
+/** Throws BlockedAddressError when the URL is not http(s) or its host resolves now to a non-public address. */
+export async function assertPublicUrl(
+  url: string,
+  allowPrivate: boolean,
+  resolve = systemResolver,
+): Promise<URL> {
+  const parsed = parseOutboundUrl(url, allowPrivate);
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (!allowPrivate && !ipaddr.isValid(host)) await publicAddresses(host, resolve);
   return parsed;
 }
 
@@ -53,9 +78,9 @@ export interface OutboundResponse {
 }
 
 /** Reads at most `max` bytes of a response body while it streams, then stops reading. */
-async function readCapped(res: Response, max: number): Promise<{ text: string; truncated: boolean }> {
-  if (!res.body) return { text: '', truncated: false };
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+async function readCapped(body: ReadableStream<Uint8Array> | null, max: number) {
+  if (!body) return { text: '', truncated: false };
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   let truncated = false;
@@ -75,32 +100,64 @@ async function readCapped(res: Response, max: number): Promise<{ text: string; t
 }
 
 /**
- * The one client for outbound HTTP a tenant can aim (tool requests, callbacks): http/https only, no private
- * addresses unless the deployment allows them, no redirects followed, time and body size capped.
+ * The one client for outbound HTTP a tenant can aim (tool requests, callbacks): http/https only; no private
+ * addresses unless the deployment allows them, checked on the address the connection is made to (a name is
+ * resolved once, at connect, so a DNS answer cannot change between the check and the connection); no
+ * redirects followed; time and body size capped while streaming.
  */
-export function createOutboundClient(settings: { allowPrivate: boolean }) {
+export function createOutboundClient(settings: { allowPrivate: boolean; resolve?: Resolver }) {
+  const resolve = settings.resolve ?? systemResolver;
+
+  // net.connect's lookup hook: the addresses it returns are the ones connected to.
+  const guardedLookup = (
+    hostname: string,
+    options: { all?: boolean },
+    callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
+    publicAddresses(hostname, resolve).then(
+      (addresses) =>
+        options.all ? callback(null, addresses) : callback(null, addresses[0]!.address, addresses[0]!.family),
+      (err: Error) => callback(err, ''),
+    );
+  };
+  const dispatcher = new Agent(settings.allowPrivate ? {} : { connect: { lookup: guardedLookup } });
+
   return {
-    /** Throws BlockedAddressError when the service must not call this URL. */
-    check(url: string): Promise<URL> {
-      return assertPublicUrl(url, settings.allowPrivate);
-    },
+    /** Throws BlockedAddressError when the service must not call this URL as its name resolves now (an early
+     * answer for a caller; the connection itself is checked again). */
+    check: (url: string): Promise<URL> => assertPublicUrl(url, settings.allowPrivate, resolve),
+    /** Parses an http(s) URL and checks an IP-literal host, without resolving a name. */
+    parse: (url: string): URL => parseOutboundUrl(url, settings.allowPrivate),
 
     async request(
       url: string,
       init: { method: string; headers?: Record<string, string>; body?: string },
       limits: OutboundLimits,
     ): Promise<OutboundResponse> {
-      const checked = await assertPublicUrl(url, settings.allowPrivate);
-      const res = await fetch(checked, {
-        method: init.method,
-        headers: init.headers,
-        body: init.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(limits.timeoutMs),
-      });
-      const { text, truncated } = await readCapped(res, limits.maxBodyBytes);
+      const checked = parseOutboundUrl(url, settings.allowPrivate);
+      let res;
+      try {
+        res = await fetch(checked, {
+          method: init.method,
+          headers: init.headers,
+          body: init.body,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(limits.timeoutMs),
+          dispatcher,
+        });
+      } catch (err) {
+        const cause = (err as { cause?: unknown }).cause;
+        if (cause instanceof BlockedAddressError) throw cause;
+        throw err;
+      }
+      const { text, truncated } = await readCapped(
+        res.body as ReadableStream<Uint8Array> | null,
+        limits.maxBodyBytes,
+      );
       return { status: res.status, contentType: res.headers.get('content-type'), body: text, truncated };
     },
+
+    close: () => dispatcher.close(),
   };
 }
 

@@ -77,7 +77,8 @@ export const httpRequestTool: ToolSpec<HttpRequestConfig> = {
     const method = (typeof args.method === 'string' ? args.method : 'GET').toUpperCase();
     let url: URL;
     try {
-      url = await outbound.check(String(args.url));
+      // No DNS before the allow-list: a host the tool may not call is never even resolved.
+      url = outbound.parse(String(args.url));
     } catch (err) {
       if (err instanceof BlockedAddressError) throw refuse(err.message);
       throw err;
@@ -89,11 +90,22 @@ export const httpRequestTool: ToolSpec<HttpRequestConfig> = {
       throw refuse(`method ${method} is not allowed by this tool (allowed: ${config.methods.join(', ')})`);
     }
     const headers = { ...(args.headers as Record<string, string> | undefined), ...config.headers };
-    const res = await outbound.request(
-      url.href,
-      { method, headers, body: method === 'GET' || method === 'DELETE' ? undefined : (args.body as string) },
-      { timeoutMs: config.timeoutMs, maxBodyBytes: MAX_BODY_CHARS * 4 },
-    );
+    let res;
+    try {
+      res = await outbound.request(
+        url.href,
+        {
+          method,
+          headers,
+          body: method === 'GET' || method === 'DELETE' ? undefined : (args.body as string),
+        },
+        { timeoutMs: config.timeoutMs, maxBodyBytes: MAX_BODY_CHARS * 4 },
+      );
+    } catch (err) {
+      // The name resolved to an address the service must not reach: the same call will never succeed.
+      if (err instanceof BlockedAddressError) throw refuse(err.message);
+      throw err;
+    }
     const long = res.truncated || res.body.length > MAX_BODY_CHARS;
     return {
       status: res.status,
