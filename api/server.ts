@@ -1,15 +1,14 @@
-import { createServer } from 'node:http';
 import { loadConfig } from '@lib/config';
 import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
-import { createApp } from './app';
+import { createApp, createHttpServer } from './app';
 import { attachRealtime } from './realtime';
 
 async function main() {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { process: 'api' });
   const deps = await createDeps(config, { logger });
-  const server = createServer(createApp(deps));
+  const server = createHttpServer(createApp(deps));
   const realtime = attachRealtime(server, deps);
   server.listen(config.port, () => logger.info({ port: config.port }, 'api listening'));
   const shutdown = () => {

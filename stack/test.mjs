@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureNpmDeps, provision, ROOT, STACK_DIR } from './provision.mjs';
+import { runSchemathesis } from './schemathesis.mjs';
 import { startStack } from './services.mjs';
 
 ensureNpmDeps();
@@ -29,9 +30,22 @@ mocha.stdout.on('data', (chunk) => {
   process.stdout.write(chunk);
   output = (output + chunk.toString()).slice(-4000);
 });
-const code = await new Promise((resolve) => mocha.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+const mochaCode = await new Promise((resolve) =>
+  mocha.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))),
+);
 const count = (word) => Number(new RegExp(`(\\d+) ${word}`).exec(output)?.[1] ?? 0);
-console.log(`tests: ${count('passing')} passed, ${count('failing')} failed`);
+let passed = count('passing');
+let failed = count('failing');
+let code = mochaCode;
+// The whole suite in CI (or SCHEMATHESIS=1) also checks the live API against the contract; it counts as one test.
+if (process.argv.length <= 2 && (process.env.CI || process.env.SCHEMATHESIS === '1')) {
+  const stCode = await runSchemathesis(env, dataDir);
+  console.log(`schemathesis: ${stCode === 0 ? 'no findings' : 'FINDINGS (see above)'}`);
+  if (stCode === 0) passed++;
+  else failed++;
+  code = code || stCode;
+}
+console.log(`tests: ${passed} passed, ${failed} failed`);
 await stack.stop();
 if (!process.env.KEEP_TEST_DATA) rmSync(dataDir, { recursive: true, force: true });
 process.exit(code);

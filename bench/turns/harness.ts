@@ -1,9 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { io, type Socket } from 'socket.io-client';
-import { createApp } from '@api/app';
+import { createApp, createHttpServer } from '@api/app';
 import { attachRealtime } from '@api/realtime';
 import { loadConfig } from '@lib/config';
 import { closeDeps, createDeps, type Deps } from '@lib/deps';
@@ -63,7 +62,7 @@ export async function startTurnsHarness(settings: TurnsSettings) {
     VALIDATE_RESPONSES: 'false',
   });
   const deps = await createDeps(config, { logger: createLogger(process.env.BENCH_LOG_LEVEL ?? 'silent') });
-  const server = createServer(createApp(deps));
+  const server = createHttpServer(createApp(deps));
   server.keepAliveTimeout = 120_000;
   const realtime = attachRealtime(server, deps);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

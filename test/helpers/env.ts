@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
-import { createApp } from '@api/app';
+import { createApp, createHttpServer } from '@api/app';
 import { attachRealtime } from '@api/realtime';
 import { loadConfig, type Config } from '@lib/config';
 import { closeDeps, createDeps, type Deps } from '@lib/deps';
@@ -45,7 +44,7 @@ export function testEnv(): Promise<TestEnv> {
     let listening: Promise<{ url: string }> | undefined;
     const listen = () =>
       (listening ??= (async () => {
-        const server = createServer(app);
+        const server = createHttpServer(app);
         const realtime = attachRealtime(server, deps);
         await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
         cleanup.push(() => realtime.close());

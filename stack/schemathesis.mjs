@@ -1,0 +1,125 @@
+// Schemathesis against the live test stack: the contract (openapi.yaml) is checked from outside, on a running
+// API with production settings, as a bootstrapped organization's owner. Bounded in time; any finding fails.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { log, ROOT, STACK_DIR } from './provision.mjs';
+
+const VERSION = '4.32.5';
+const CHECKS =
+  'not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance';
+const MAX_SECONDS = Number(process.env.SCHEMATHESIS_MAX_SECONDS ?? 150);
+
+/** schemathesis from PyPI in its own venv under .stack, keyed by version. */
+function ensureSchemathesis() {
+  const venv = join(STACK_DIR, `py-schemathesis${VERSION}`);
+  if (!existsSync(join(venv, '.ok'))) {
+    log(`installing schemathesis ${VERSION} from PyPI`);
+    mkdirSync(STACK_DIR, { recursive: true });
+    execFileSync('python3', ['-m', 'venv', venv], { stdio: 'inherit' });
+    execFileSync(
+      join(venv, 'bin', 'pip'),
+      ['install', '--disable-pip-version-check', '--quiet', `schemathesis==${VERSION}`],
+      { stdio: 'inherit' },
+    );
+    writeFileSync(join(venv, '.ok'), new Date().toISOString());
+  }
+  return join(venv, 'bin', 'st');
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function runNode(args, env) {
+  return execFileSync(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env, encoding: 'utf8' });
+}
+
+/** Runs schemathesis against an API started on the stack `env`; resolves with its exit code. */
+export async function runSchemathesis(env, dataDir) {
+  const st = ensureSchemathesis();
+  const port = await freePort();
+  const apiEnv = {
+    ...env,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    VALIDATE_RESPONSES: 'false',
+    NODE_ENV: 'production',
+  };
+  const api = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'api/server.ts')], {
+    cwd: ROOT,
+    env: apiEnv,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 150; i++) {
+      if (
+        await fetch(`${base}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const boot = JSON.parse(
+      runNode(
+        [
+          'cli/main.ts',
+          'bootstrap',
+          '--org-name',
+          'Schemathesis',
+          '--email',
+          `st-${Date.now()}@example.test`,
+          '--name',
+          'Fuzz Owner',
+        ],
+        apiEnv,
+      ),
+    );
+    const config = join(dataDir, 'schemathesis.toml');
+    writeFileSync(
+      config,
+      [
+        `headers = { Authorization = "Bearer ${boot.sessionToken}" }`,
+        '[parameters]',
+        `"path.organizationId" = "${boot.organizationId}"`,
+        '',
+      ].join('\n'),
+    );
+    log(`schemathesis ${VERSION}: ${CHECKS}, at most ${MAX_SECONDS} s`);
+    const run = spawn(
+      st,
+      [
+        '--config-file',
+        config,
+        'run',
+        join(ROOT, 'openapi.yaml'),
+        '--url',
+        base,
+        '--checks',
+        CHECKS,
+        '--phases',
+        'examples,coverage,fuzzing',
+        '--max-time',
+        String(MAX_SECONDS),
+        '--workers',
+        '2',
+        '--seed',
+        process.env.SCHEMATHESIS_SEED ?? '1',
+      ],
+      { cwd: dataDir, stdio: ['ignore', 'inherit', 'inherit'] },
+    );
+    return await new Promise((resolve) => run.on('exit', (code) => resolve(code ?? 1)));
+  } finally {
+    api.kill('SIGTERM');
+    await new Promise((resolve) => (api.exitCode === null ? api.once('exit', resolve) : resolve()));
+  }
+}
