@@ -39,8 +39,9 @@ describe('agents', () => {
       .expect(200);
     expect(got.body).to.deep.equal(created.body);
 
+    // Inbound addresses are unique across organizations: each run uses its own.
     const email = {
-      emailAddress: 'Leasing@Agents.example.com',
+      emailAddress: `Leasing-${Date.now()}@Agents.example.com`,
       emailFilters: 'all',
       emailAttachmentsToKnowledgeBaseId: 'kb_1',
       emailAttachmentsFileTypeFilter: '.PDF, docx',
