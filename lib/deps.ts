@@ -56,7 +56,7 @@ export async function createDeps(config: Config, opts: { logger?: Logger } = {})
     logger,
     db,
     repos,
-    services: createServices(repos, temporal, tokens, outbound, realtime, config),
+    services: createServices({ repos, temporal, tokens, outbound, realtime, config }),
     temporal,
     tokens,
     authenticator: new Authenticator(repos, tokens, config.auth.oidc),

@@ -17,15 +17,17 @@ import type { TemporalDeps } from '@lib/temporal/client';
 import { AgentToolsService } from '@lib/tools/agent-tools.service';
 import { UsersService } from '@lib/users/users.service';
 
+export interface ServiceDeps {
+  repos: Repositories;
+  temporal: TemporalDeps;
+  tokens: TokenService;
+  outbound: OutboundClient;
+  realtime: RealtimeEmitter;
+  config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg'>;
+}
+
 /** One instance of every feature service, wired once per process. */
-export function createServices(
-  repos: Repositories,
-  temporal: TemporalDeps,
-  tokens: TokenService,
-  outbound: OutboundClient,
-  realtime: RealtimeEmitter,
-  config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg'>,
-) {
+export function createServices({ repos, temporal, tokens, outbound, realtime, config }: ServiceDeps) {
   const access = new AgentAccess(repos);
   const agents = new AgentsService(repos, access);
   return {

@@ -125,14 +125,7 @@ describe('conversations and turns', () => {
   });
 
   it("refuses a turn beyond the organization's running-turn limit with 429 and Retry-After", async () => {
-    const services = createServices(
-      env.deps.repos,
-      env.deps.temporal,
-      env.deps.tokens,
-      env.deps.outbound,
-      env.deps.realtime,
-      { ...env.config, maxConcurrentTurnsPerOrg: 1 },
-    );
+    const services = createServices({ ...env.deps, config: { ...env.config, maxConcurrentTurnsPerOrg: 1 } });
     const app = createApp({ ...env.deps, services });
     const send = (body: object) =>
       request(app)

@@ -102,14 +102,7 @@ describe('the outbound guard (production default)', () => {
 
   it('refuses a private callbackUrl at the API with 400, before anything is stored', async () => {
     const outbound = guarded();
-    const services = createServices(
-      env.deps.repos,
-      env.deps.temporal,
-      env.deps.tokens,
-      outbound,
-      env.deps.realtime,
-      env.config,
-    );
+    const services = createServices({ ...env.deps, outbound });
     const app = createApp({ ...env.deps, services, outbound });
     const { agentId } = await createTestAgent(env, org.organizationId);
     const post = (callbackUrl: string) =>
