@@ -58,6 +58,20 @@ describe('API keys', () => {
     expect(got.body.lastUsedAt).to.be.a('string');
   });
 
+  it('refuses a key with a real id and a wrong secret', async () => {
+    const { key } = (await as(env, org.admin.token).post(org.path('/api-keys'), { permissions }).expect(201))
+      .body;
+    await as(env, key).get(org.path('/users')).expect(200);
+    // Same record id (the first 28 characters), another secret of the same shape.
+    const last = key.at(-1) === 'A' ? 'B' : 'A';
+    const forged = `${key.slice(0, -1)}${last}`;
+    const res = await as(env, forged).get(org.path('/users')).expect(401);
+    expect(res.body.error.code).to.equal('unauthorized');
+    await as(env, `${key.slice(0, 28)}${'x'.repeat(key.length - 28)}`)
+      .get(org.path('/users'))
+      .expect(401);
+  });
+
   it('updates description and permissions, and stops working once deleted', async () => {
     const { key, apiKeyId } = (await as(env, org.owner.token).post(org.path('/api-keys'), {}).expect(201))
       .body;

@@ -108,6 +108,24 @@ describe('external OIDC sessions', () => {
     });
   });
 
+  it('refuses a token for another audience, and a token without a subject', async () => {
+    const auth = new Authenticator(env.deps.repos, env.deps.tokens, { issuer, audience: 'workspace' });
+    const otherApp = await new SignJWT({ sub: 'idp|123', email: org.admin.email, email_verified: true })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(issuer)
+      .setAudience('another-application')
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(privateKey);
+    const noSubject = await idToken({ email: org.admin.email, email_verified: true });
+    for (const token of [otherApp, noSubject]) {
+      await auth.authenticate(`Bearer ${token}`, org.organizationId).then(
+        () => expect.fail('accepted a token not meant for this service or naming nobody'),
+        (err: { status: number }) => expect(err.status).to.equal(401),
+      );
+    }
+  });
+
   it('refuses a token signed by another key', async () => {
     const auth = new Authenticator(env.deps.repos, env.deps.tokens, { issuer, audience: 'workspace' });
     const stranger = await generateKeyPair('RS256');

@@ -112,6 +112,29 @@ describe('users', () => {
       expect(failures[0]!.activityTaskStartedEventAttributes!.attempt).to.equal(3);
     });
 
+    it('gives up on an invitation at once when the SMTP server rejects it for good (5xx)', async () => {
+      const email = uniqueEmail('unknown-mailbox');
+      const attemptsBefore = env.smtp.attempts();
+      env.smtp.rejectNext(5, 550);
+      try {
+        const res = await as(env, org.owner.token)
+          .post(org.path('/users'), { email, name: 'Nobody', role: 'chat' })
+          .expect(201);
+        const handle = env.deps.temporal.client.workflow.getHandle(
+          `invite-${org.organizationId}-${res.body.userId}`,
+        );
+        const failure = await handle.result().then(
+          () => expect.fail('an invitation the server refused for good succeeded'),
+          (err: Error & { cause?: { cause?: { type?: string } } }) => err,
+        );
+        expect(failure.cause?.cause?.type).to.equal('PermanentMailError');
+        expect(env.smtp.attempts() - attemptsBefore).to.equal(1);
+        expect(mailTo(email)).to.have.length(0);
+      } finally {
+        env.smtp.rejectNext(0);
+      }
+    });
+
     it('adds an existing account without creating another or inviting it again', async () => {
       const other = await createTestOrg(env, 'Elsewhere');
       const res = await as(env, org.owner.token)

@@ -10,11 +10,13 @@ export interface ReceivedMail {
 
 /**
  * A real SMTP server on loopback that records what it receives. `rejectNext(n)` makes the next n
- * deliveries fail with a temporary (451) error, as a greylisting relay would.
+ * deliveries fail with a temporary (451) error, as a greylisting relay would; `rejectNext(n, 550)` with a
+ * permanent one, as for an unknown mailbox.
  */
 export async function startSmtpReceiver() {
   const messages: ReceivedMail[] = [];
   let rejectCount = 0;
+  let rejectCode = 451;
   let attempts = 0;
   const server = new SMTPServer({
     authOptional: true,
@@ -27,7 +29,8 @@ export async function startSmtpReceiver() {
         attempts++;
         if (rejectCount > 0) {
           rejectCount--;
-          const err = Object.assign(new Error('Greylisted, try again later'), { responseCode: 451 });
+          const message = rejectCode >= 500 ? 'Mailbox unavailable' : 'Greylisted, try again later';
+          const err = Object.assign(new Error(message), { responseCode: rejectCode });
           return callback(err);
         }
         const raw = Buffer.concat(chunks).toString('utf8');
@@ -48,8 +51,9 @@ export async function startSmtpReceiver() {
     url: `smtp://127.0.0.1:${port}`,
     messages,
     attempts: () => attempts,
-    rejectNext(n: number) {
+    rejectNext(n: number, code = 451) {
       rejectCount = n;
+      rejectCode = code;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
