@@ -470,6 +470,65 @@ describe('conversations and turns', () => {
     }
   });
 
+  it('stops a model that always calls tools after 8 rounds: the 9th call has no tools and must answer', async () => {
+    const { agentId, model } = await createTestAgent(env, org.organizationId);
+    await as(env, org.admin.token)
+      .post(org.path(`/agents/${agentId}/tools`), { toolCode: 'current_time', configuration: {} })
+      .expect(201);
+    let round = 0;
+    env.llm.on({ model }, (body) =>
+      body.tools?.length
+        ? { toolCalls: [{ id: `call_r${++round}`, name: 'current_time', arguments: {} }] }
+        : { content: 'Out of tool rounds.' },
+    );
+    const res = await post({ agentId, message: 'loop forever' }).expect(201);
+    const reply = await replyOf(res.body.conversationId);
+    expect(reply.content[0]!.text).to.equal('Out of tool rounds.');
+    const calls = env.llm.chatRequests.filter((r) => r.model === model);
+    expect(calls).to.have.length(9);
+    expect(calls.slice(0, 8).every((c) => c.tools?.length === 1)).to.equal(true);
+    expect(calls[8]!.tools ?? []).to.deep.equal([]);
+  });
+
+  it('lets agents call each other at most 3 levels deep (A → B → C → D, and D may not ask E)', async () => {
+    const chain: Array<{ agentId: string; model: string }> = [];
+    for (const name of ['A', 'B', 'C', 'D', 'E'])
+      chain.push(await createTestAgent(env, org.organizationId, { name }));
+    for (let i = 0; i < 4; i++) {
+      const [from, to] = [chain[i]!, chain[i + 1]!];
+      await as(env, org.admin.token)
+        .post(org.path(`/agents/${from.agentId}/agent-attachments`), {
+          targetAgentId: to.agentId,
+          instructions: '',
+        })
+        .expect(201);
+      await as(env, org.admin.token)
+        .post(org.path(`/agents/${from.agentId}/tools`), { toolCode: 'call_agent', configuration: {} })
+        .expect(201);
+    }
+    // Each agent asks the next one (when it may) and reports what came back.
+    chain.forEach((agent, i) => {
+      const next = chain[i + 1];
+      env.llm.on({ model: agent.model }, (body) => {
+        const toolResult = body.messages.find((m) => m.role === 'tool') as { content: string } | undefined;
+        if (toolResult) return { content: `${agent.model} got: ${toolResult.content}` };
+        const ask =
+          next && body.tools?.find((t) => t.type === 'function' && t.function.name === `ask_${next.agentId}`);
+        return ask
+          ? {
+              toolCalls: [{ id: `call_${i}`, name: `ask_${next.agentId}`, arguments: { message: 'go on' } }],
+            }
+          : { content: `${agent.model} answers` };
+      });
+    });
+    const res = await post({ agentId: chain[0]!.agentId, message: 'start' }).expect(201);
+    const reply = await replyOf(res.body.conversationId);
+    expect(reply.content[0]!.text, reply.content[0]!.text).to.contain('at most 3 levels deep');
+    const asked = (m: string) => env.llm.chatRequests.filter((r) => r.model === m).length;
+    for (const agent of chain.slice(1, 4)) expect(asked(agent.model)).to.be.greaterThan(0);
+    expect(asked(chain[4]!.model)).to.equal(0);
+  });
+
   it('lets an agent ask an attached agent through a child workflow', async () => {
     const asker = await createTestAgent(env, org.organizationId, { name: 'Asker' });
     const expert = await createTestAgent(env, org.organizationId, {
