@@ -127,17 +127,29 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.mjs'],
+    files: ['**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       parserOptions: { projectService: false, project: null },
       globals: Object.fromEntries(
-        ['process', 'console', 'URL', 'setTimeout', 'clearTimeout', 'fetch', 'Buffer'].map((g) => [
-          g,
-          'readonly',
-        ]),
+        [
+          'process',
+          'console',
+          'URL',
+          'setTimeout',
+          'clearTimeout',
+          'fetch',
+          'Buffer',
+          'require',
+          'module',
+        ].map((g) => [g, 'readonly']),
       ),
     },
+  },
+  {
+    // CommonJS files (mocha loads its reporter with require).
+    files: ['**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   prettier,
 );

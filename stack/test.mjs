@@ -1,6 +1,6 @@
 // `npm test`: install, provision, start a throwaway stack on the test ports, run mocha against it.
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureNpmDeps, provision, ROOT, STACK_DIR } from './provision.mjs';
 import { runSchemathesis } from './schemathesis.mjs';
@@ -19,23 +19,26 @@ const env = {
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
 };
 const args = process.argv.length > 2 ? process.argv.slice(2) : ['test/**/*.test.ts'];
-const mocha = spawn(join(ROOT, 'node_modules/.bin/mocha'), args, {
-  cwd: ROOT,
-  env,
-  stdio: ['inherit', 'pipe', 'inherit'],
-});
-// Echo mocha's output and remember its summary, to close with a plain `N passed, N failed` line.
-let output = '';
-mocha.stdout.on('data', (chunk) => {
-  process.stdout.write(chunk);
-  output = (output + chunk.toString()).slice(-4000);
-});
+// mocha's own statistics, written by test/stats-reporter.cjs when the run ends.
+const statsFile = join(dataDir, 'mocha-stats.json');
+const mocha = spawn(
+  join(ROOT, 'node_modules/.bin/mocha'),
+  ['--reporter', join(ROOT, 'test/stats-reporter.cjs'), ...args],
+  {
+    cwd: ROOT,
+    env: { ...env, MOCHA_STATS_FILE: statsFile },
+    stdio: 'inherit',
+  },
+);
 const mochaCode = await new Promise((resolve) =>
   mocha.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))),
 );
-const count = (word) => Number(new RegExp(`(\\d+) ${word}`).exec(output)?.[1] ?? 0);
-let passed = count('passing');
-let failed = count('failing');
+// A run that ended before mocha could report (a crash in a hook or the loader) counts as one failure.
+const stats = existsSync(statsFile)
+  ? JSON.parse(readFileSync(statsFile, 'utf8'))
+  : { passes: 0, failures: mochaCode === 0 ? 0 : 1, pending: 0 };
+let passed = stats.passes;
+let failed = stats.failures;
 let code = mochaCode;
 // The whole suite in CI (or SCHEMATHESIS=1) also checks the live API against the contract; it counts as one test.
 if (process.argv.length <= 2 && (process.env.CI || process.env.SCHEMATHESIS === '1')) {
@@ -45,7 +48,7 @@ if (process.argv.length <= 2 && (process.env.CI || process.env.SCHEMATHESIS === 
   else failed++;
   code = code || stCode;
 }
-console.log(`tests: ${passed} passed, ${failed} failed`);
+console.log(`tests: ${passed} passed, ${failed} failed, ${stats.pending} skipped`);
 await stack.stop();
 if (!process.env.KEEP_TEST_DATA) rmSync(dataDir, { recursive: true, force: true });
 process.exit(code);
