@@ -6,6 +6,7 @@ import request from 'supertest';
 import { createApp } from '@api/app';
 import { createServices } from '@lib/services';
 import { createTestAgent } from './helpers/agents';
+import { recordHistory } from './helpers/histories';
 import type { TestEnv } from './helpers/env';
 import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
 import { stored } from './helpers/store';
@@ -298,6 +299,11 @@ describe('conversations and turns', () => {
         name: 'current_time',
         executor: 'server',
       });
+      await recordHistory(
+        env,
+        workflowIds.turn(org.organizationId, res.body.conversationId, res.body.requestId),
+        'turn-server-tool',
+      );
     } finally {
       client.close();
     }
@@ -346,6 +352,11 @@ describe('conversations and turns', () => {
       expect(ack.ok).to.equal(true);
       const reply = await replyOf(res.body.conversationId);
       expect(reply.content[0]!.text).to.equal('You are in Hobart.');
+      await recordHistory(
+        env,
+        workflowIds.turn(org.organizationId, res.body.conversationId, res.body.requestId),
+        'turn-frontend-tool',
+      );
       const bad = await client.emit('frontend-tool-result', {
         conversationId: res.body.conversationId,
         requestId: 'nope',
@@ -396,6 +407,11 @@ describe('conversations and turns', () => {
       });
       expect((body.message as { content: Array<{ text: string }> }).content[0]!.text).to.equal('Done.');
       expect(received.filter((r) => r.requestId === res.body.requestId)).to.have.length(1);
+      await recordHistory(
+        env,
+        workflowIds.turn(org.organizationId, res.body.conversationId, res.body.requestId),
+        'turn-callback',
+      );
     });
   });
 
@@ -447,6 +463,11 @@ describe('conversations and turns', () => {
       // The agent was deleted after the turn was accepted: the reply is a stored error message.
       const result = await run({ conversationId, requestId: 'gone-agent' });
       expect(result.status).to.equal('error');
+      await recordHistory(
+        env,
+        workflowIds.turn(org.organizationId, conversationId, 'gone-agent'),
+        'turn-agent-gone',
+      );
       // (Read from the store: a conversation whose agent is gone is no longer served over HTTP.)
       const [reply] = await env.deps.repos.tenant(org.organizationId).conversations.messages(conversationId);
       expect(reply).to.include({ role: 'assistant', status: 'error', _id: result.messageId });
@@ -569,6 +590,12 @@ describe('conversations and turns', () => {
       ),
     );
     expect((await child.describe()).status.name).to.equal('COMPLETED');
+    await recordHistory(
+      env,
+      workflowIds.turn(org.organizationId, res.body.conversationId, res.body.requestId),
+      'turn-agent-call',
+    );
+    await recordHistory(env, child.workflowId, 'agent-call');
   });
 
   describe('access', () => {
