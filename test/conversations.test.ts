@@ -86,6 +86,54 @@ describe('conversations and turns', () => {
     }
   });
 
+  it('sends a reasoning model its reasoning effort and no temperature', async () => {
+    const agentId = `agt_reasoning${Date.now()}`;
+    const model = `o3-test-${Date.now()}`;
+    await env.deps.repos.tenant(org.organizationId).agents.create(agentId, {
+      name: 'Thinker',
+      nameSort: 'thinker',
+      instructions: 'Think.',
+      model,
+      creativityScore: '0.9',
+      reasoning: 'high',
+    });
+    env.llm.on({ model }, { content: 'Thought about it.' });
+    const res = await post({ agentId, message: 'think' }).expect(201);
+    await replyOf(res.body.conversationId);
+    const sent = env.llm.chatRequests.find((r) => r.model === model)!;
+    expect(sent.reasoning_effort).to.equal('high');
+    expect(sent).to.not.have.property('temperature');
+  });
+
+  it('delivers a turn to every socket of its creator and to authorised subscribers, until they unsubscribe', async () => {
+    const { agentId, model } = await createTestAgent(env, org.organizationId);
+    env.llm.on({ model }, { content: 'For everyone.', chunks: ['For ', 'everyone.'] });
+    const [mine, mySecond, watcher] = await Promise.all([
+      connectClient(env, org.organizationId, org.owner.token),
+      connectClient(env, org.organizationId, org.owner.token, 'auth'),
+      connectClient(env, org.organizationId, org.admin.token),
+    ]);
+    try {
+      const { conversationId } = (await post({ agentId, title: 'Shared' }).expect(201)).body;
+      expect(await watcher.emit('subscribe', { conversationId })).to.deep.equal({ ok: true });
+      const first = await post({ agentId, conversationId, message: 'one' }).expect(201);
+      const done = (c: typeof mine, requestId: string) =>
+        c.waitFor((e) => e.payload.requestId === requestId && e.payload.type === 'message');
+      for (const client of [mine, mySecond, watcher]) {
+        await done(client, first.body.requestId);
+        const deltas = client.turn(first.body.requestId).filter((e) => e.payload.type === 'delta');
+        expect(deltas.map((d) => d.payload.text).join('')).to.equal('For everyone.');
+      }
+      expect(await watcher.emit('unsubscribe', { conversationId })).to.deep.equal({ ok: true });
+      const second = await post({ agentId, conversationId, message: 'two' }).expect(201);
+      await done(mine, second.body.requestId);
+      await done(mySecond, second.body.requestId);
+      expect(watcher.turn(second.body.requestId)).to.deep.equal([]);
+    } finally {
+      for (const client of [mine, mySecond, watcher]) client.close();
+    }
+  });
+
   it('never answers the same requestId twice', async () => {
     const { agentId, model } = await createTestAgent(env, org.organizationId);
     env.llm.on({ model }, { content: 'Once.' });
