@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { eventually } from './helpers/wait';
 import { stored } from './helpers/store';
 
 describe('API keys', () => {
@@ -52,10 +53,14 @@ describe('API keys', () => {
     await as(env, key)
       .delete(org.path(`/users/${org.owner.userId}`))
       .expect(403);
-    const got = await as(env, org.admin.token)
-      .get(org.path(`/api-keys/${apiKeyId}`))
-      .expect(200);
-    expect(got.body.lastUsedAt).to.be.a('string');
+    // The use is recorded after the answer (bookkeeping never delays a request): wait for it.
+    const lastUsedAt = await eventually(async () => {
+      const got = await as(env, org.admin.token)
+        .get(org.path(`/api-keys/${apiKeyId}`))
+        .expect(200);
+      return (got.body.lastUsedAt as string | null) ?? undefined;
+    });
+    expect(Date.parse(lastUsedAt)).to.be.within(Date.now() - 60_000, Date.now() + 1000);
   });
 
   it('refuses a key with a real id and a wrong secret', async () => {

@@ -46,7 +46,9 @@ describe('conversations and turns', () => {
       title: 'New conversation',
       creatorUserId: org.owner.userId,
     });
-    expect(res.body.requestId).to.be.a('string');
+    expect(res.body.requestId).to.match(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
     expect(await messagesOf(res.body.conversationId)).to.deep.equal([]);
   });
 

@@ -97,11 +97,19 @@ describe('Custom tables: columns', () => {
     const writes = Array.from({ length: 12 }, (_, i) =>
       admin.post(org.path('/tables/listings/data'), { data: { title: `t${i}`, price: i } }),
     );
-    const [rename, ...results] = await Promise.all([
+    // Writes that do not name the renamed column must all be stored, whatever the timing (a positive control:
+    // the assertions below cannot pass by refusing everything).
+    const untouched = Array.from({ length: 6 }, (_, i) =>
+      admin.post(org.path('/tables/listings/data'), { data: { title: `u${i}` } }),
+    );
+    const [rename, ...all] = await Promise.all([
       admin.put(org.path('/tables/listings/columns/price'), { newName: 'cost' }),
       ...writes,
+      ...untouched,
     ]);
+    const results = all.slice(0, writes.length);
     expect(rename.status).to.equal(200);
+    expect(all.slice(writes.length).map((r) => r.status)).to.deep.equal(Array(untouched.length).fill(201));
     // A write is either refused (it named the old column after the rename) or stored; a stored value is
     // always visible under the new name.
     const stored = results
@@ -113,6 +121,11 @@ describe('Custom tables: columns', () => {
       const found = rows.body.items.find((r: { id: number }) => r.id === id);
       expect(found).to.include({ title, cost: Number(title.slice(1)) });
     }
+    const titles = rows.body.items.map((r: { title: string }) => r.title);
+    expect(titles).to.include.members(['u0', 'u1', 'u2', 'u3', 'u4', 'u5']);
+    // After the rename, the new name is written and the old one refused.
+    await admin.post(org.path('/tables/listings/data'), { data: { title: 'after', cost: 7 } }).expect(201);
+    await admin.post(org.path('/tables/listings/data'), { data: { title: 'old', price: 7 } }).expect(400);
   });
 
   it('refuses renaming to id, to a taken name or to bad characters; 404 for an unknown column', async () => {
