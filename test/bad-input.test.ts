@@ -88,6 +88,22 @@ describe('bad input is a 4xx, never a 500', () => {
     expect(err).to.include({ status: 400, code: 'query_timeout' });
   });
 
+  it('answers the longest query the contract allows, in any script, with the error body (not a bare 431)', async () => {
+    await as(env, org.owner.token)
+      .post(org.path('/tables'), {
+        name: 'wide',
+        fields: [{ name: 'title', type: 'text', required: true, comments: 'words' }],
+      })
+      .expect(201);
+    const { url } = await env.listen();
+    const query = new URLSearchParams({ filters: '😀'.repeat(4000), orderBy: '😀'.repeat(2000) });
+    const res = await fetch(`${url}${org.path('/tables/wide/data')}?${query.toString()}`, {
+      headers: { Authorization: `Bearer ${org.owner.token}` },
+    });
+    expect(res.status).to.equal(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('validation_failed');
+  });
+
   it('refuses a cursor or offset beyond the documented maximum', async () => {
     for (const path of ['/users?cursor=1e29', '/api-keys?cursor=10000000000', '/tables?offset=1e29']) {
       expectError(await as(env, org.owner.token).get(org.path(path)));

@@ -92,7 +92,14 @@ export class TableRowsRepository {
 
   /** Raises the table's next-id hint to `next` (never lowers it). */
   async advanceIdHint(next: number) {
-    await this.hints.updateOne({ _id: this.table._id }, { $max: { next } }, { upsert: true });
+    const raise = () => this.hints.updateOne({ _id: this.table._id }, { $max: { next } }, { upsert: true });
+    try {
+      await raise();
+    } catch (err) {
+      // Concurrent first writers both upsert the hint; the loser's insert collides, and the hint now exists.
+      if (!isDuplicateKey(err)) throw err;
+      await raise();
+    }
   }
 
   async insertMany(rows: StoredRow[]) {
