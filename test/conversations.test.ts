@@ -600,6 +600,41 @@ describe('conversations and turns', () => {
     expect(asked(chain[4]!.model)).to.equal(0);
   });
 
+  it("keeps a member's conversations readable and deletable after their agent is deleted", async () => {
+    const group = await as(env, org.owner.token)
+      .post(org.path('/groups'), { name: 'Helpers', description: '', isDefault: false, fullAccess: false })
+      .expect(201);
+    const { agentId } = await createTestAgent(env, org.organizationId);
+    await as(env, org.owner.token)
+      .post(org.path(`/groups/${group.body.userGroupId}/agents`), { agentId })
+      .expect(201);
+    await as(env, org.owner.token)
+      .post(org.path(`/groups/${group.body.userGroupId}/users`), { userId: org.chat.userId })
+      .expect(200);
+    const { conversationId } = (await post({ agentId, title: 'Mine' }, org.chat.token).expect(201)).body;
+    // While the agent exists, losing access to it hides the conversation.
+    await as(env, org.owner.token)
+      .delete(org.path(`/groups/${group.body.userGroupId}/agents/${agentId}`))
+      .expect(200);
+    await as(env, org.chat.token)
+      .get(org.path(`/conversations/${conversationId}`))
+      .expect(404);
+    // Once the agent is gone there is nothing to hide: the creator reads and deletes it; others still cannot.
+    await as(env, org.admin.token)
+      .delete(org.path(`/agents/${agentId}`))
+      .expect(200);
+    await as(env, org.chat.token)
+      .get(org.path(`/conversations/${conversationId}`))
+      .expect(200);
+    const stranger = await addMember(env, org.organizationId, 'chat', 'Stranger');
+    await as(env, stranger.token)
+      .get(org.path(`/conversations/${conversationId}`))
+      .expect(404);
+    await as(env, org.chat.token)
+      .delete(org.path(`/conversations/${conversationId}`))
+      .expect(200);
+  });
+
   it('lets an agent ask an attached agent through a child workflow', async () => {
     const asker = await createTestAgent(env, org.organizationId, { name: 'Asker' });
     const expert = await createTestAgent(env, org.organizationId, {

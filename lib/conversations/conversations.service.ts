@@ -75,15 +75,16 @@ export class ConversationsService {
   }
 
   /** Admins and owners (conversations.all) read every conversation of the organization, as they read every
-   * agent. Anyone else reads their own conversations while they may access the agent. Anything else looks
-   * exactly like a missing conversation. */
+   * agent. Anyone else reads their own conversations while they may access the agent, or once the agent is
+   * gone (there is nothing left to hide, and they can still read and delete what they wrote). Anything else
+   * looks exactly like a missing conversation. */
   async load(ctx: RequestContext, id: string): Promise<ConversationDoc> {
     const conversation = await this.repo(ctx).get(id);
     if (conversation && ctx.capabilities.has('conversations.all')) return conversation;
     if (conversation?.creatorUserId !== ctx.userId) throw notFound('conversation');
-    await this.access.getAccessibleAgent(ctx, conversation.agentId).catch(() => {
+    if (await this.access.canAccessAgent(ctx, conversation.agentId)) return conversation;
+    if (await this.repos.tenant(ctx.organizationId).agents.get(conversation.agentId))
       throw notFound('conversation');
-    });
     return conversation;
   }
 
