@@ -27,6 +27,9 @@ const systemResolver: Resolver = (hostname) =>
     dnsLookup(hostname, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
   );
 
+/** The host of a URL without the brackets of an IPv6 literal. */
+const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
+
 /** A parsed http(s) URL; an IP-literal host must be public. No DNS here: names are checked when connecting. */
 export function parseOutboundUrl(url: string, allowPrivate: boolean): URL {
   let parsed: URL;
@@ -37,7 +40,7 @@ export function parseOutboundUrl(url: string, allowPrivate: boolean): URL {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     throw new BlockedAddressError(`${parsed.protocol} URLs are not allowed`);
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(parsed);
   if (!allowPrivate && ipaddr.isValid(host) && !isPublicAddress(host))
     throw new BlockedAddressError(`${parsed.hostname} is a private or reserved address`);
   return parsed;
@@ -58,7 +61,7 @@ export async function assertPublicUrl(
   resolve = systemResolver,
 ): Promise<URL> {
   const parsed = parseOutboundUrl(url, allowPrivate);
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(parsed);
   if (!allowPrivate && !ipaddr.isValid(host)) await publicAddresses(host, resolve);
   return parsed;
 }
