@@ -32,6 +32,8 @@ export default tseslint.config(
       'node_modules/**',
       '.stack/**',
       '.data/**',
+      '.stryker-tmp/**',
+      'reports/**',
       'examples/**',
       '.dependency-cruiser.cjs',
     ],

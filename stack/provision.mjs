@@ -79,22 +79,52 @@ function ensureFerretdb() {
   return bin;
 }
 
-/** redis-server from the Debian package. */
-function ensureRedis() {
-  let bin = which('redis-server');
-  if (bin) return bin;
+/** A command from Debian's packages, installed when missing (as root). */
+function ensureDebian(bin, pkg, alternative) {
+  if (which(bin)) return which(bin);
   if (process.getuid?.() !== 0 || !which('apt-get')) {
-    throw new Error(
-      'redis-server is not installed: install the Debian package redis-server or set REDIS_URL',
-    );
+    throw new Error(`${bin} is not installed: install the Debian package ${pkg}${alternative}`);
   }
-  log('installing redis-server (apt-get)');
+  log(`installing ${pkg} (apt-get)`);
   run('apt-get', ['update', '-qq']);
-  run('apt-get', ['install', '-y', '-qq', 'redis-server'], {
+  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], {
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
   });
-  bin = which('redis-server');
-  if (!bin) throw new Error('redis-server still missing after apt-get install');
+  if (!which(bin)) throw new Error(`${bin} still missing after apt-get install ${pkg}`);
+  return which(bin);
+}
+
+/** redis-server from the Debian package. */
+function ensureRedis() {
+  return ensureDebian('redis-server', 'redis-server', ' or set REDIS_URL');
+}
+
+/** Java and Maven from Debian; Maven's downloads are kept under .stack (one cache for every Maven build here). */
+function maven(args, cwd) {
+  ensureDebian('java', 'openjdk-17-jdk-headless', '');
+  ensureDebian('mvn', 'maven', '');
+  run('mvn', ['-B', '-q', '-Dstyle.color=never', `-Dmaven.repo.local=${join(STACK_DIR, 'm2')}`, ...args], {
+    cwd,
+  });
+}
+
+/**
+ * Temporal's time-skipping test server (Java, from Maven Central) for the workflow tests, as an executable
+ * @temporalio/testing can start: it is called with the port first.
+ */
+export function ensureTemporalTestServer() {
+  const src = join(ROOT, 'stack', 'temporal-test-server');
+  const dir = join(STACK_DIR, `temporal-test-server-${hashFiles([join(src, 'pom.xml')])}`);
+  const bin = join(dir, 'test-server');
+  if (!existsSync(bin)) {
+    log('fetching the Temporal test server from Maven Central (first time only)');
+    maven(['dependency:copy-dependencies', `-DoutputDirectory=${join(dir, 'lib')}`], src);
+    writeFileSync(
+      bin,
+      `#!/bin/sh\nexec java -XX:+UseSerialGC -cp '${join(dir, 'lib')}/*' io.temporal.testserver.TestServer "$@"\n`,
+      { mode: 0o755 },
+    );
+  }
   return bin;
 }
 

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureNpmDeps, provision, ROOT, STACK_DIR } from './provision.mjs';
+import { ensureNpmDeps, ensureTemporalTestServer, provision, ROOT, STACK_DIR } from './provision.mjs';
 import { runSchemathesis } from './schemathesis.mjs';
 import { startStack } from './services.mjs';
 
@@ -14,6 +14,7 @@ const stack = await startStack({ profile: 'test', dataDir, bins });
 const env = {
   ...process.env,
   ...stack.env,
+  TEMPORAL_TEST_SERVER: ensureTemporalTestServer(),
   NODE_ENV: 'test',
   VALIDATE_RESPONSES: 'true',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',

@@ -14,7 +14,10 @@ export interface WorkerSettings {
 export async function createWorker(
   settings: WorkerSettings,
   deps: ActivityDeps,
-  source: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'> = {
+  source: Pick<
+    WorkerOptions,
+    'workflowBundle' | 'workflowsPath' | 'bundlerOptions' | 'debugMode' | 'reuseV8Context'
+  > = {
     workflowsPath,
     bundlerOptions,
   },

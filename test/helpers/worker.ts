@@ -4,6 +4,7 @@ import { createLogger } from '@lib/logger';
 import { createWorker } from '@worker/create-worker';
 import { bundlerOptions, workflowsPath } from '@worker/workflow-bundle';
 import { testEnv, type TestEnv } from './env';
+import { mutationTestingWorkerOptions } from './mutation';
 import { createTestOrg, type TestOrg } from './org';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
@@ -22,6 +23,7 @@ export async function startTestWorker(env: Pick<TestEnv, 'config'>) {
   const deps = await createDeps(env.config, { logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
   const { worker, connection } = await createWorker(env.config.temporal, deps, {
     workflowBundle: await workflowBundle(),
+    ...mutationTestingWorkerOptions(),
   });
   const running = worker.run();
   return {

@@ -1,0 +1,253 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import {
+  frontendToolResultSignal,
+  WORKFLOWS,
+  type AgentCallInput,
+  type AgentLoopSetup,
+  type ModelCall,
+  type ModelReply,
+  type ModelTool,
+  type TurnInput,
+  type TurnResult,
+  type TurnSetup,
+} from '@contracts';
+import { MAX_AGENT_DEPTH, MAX_TOOL_ROUNDS } from '@workflows/agent-loop';
+import { FRONTEND_TOOL_TIMEOUT } from '@workflows/turn';
+import { mutationTestingWorkerOptions } from './helpers/mutation';
+import { startTimeSkippingEnv } from './helpers/time-skipping';
+import { workflowBundle } from './helpers/worker';
+
+// The workflows alone, on Temporal's time-skipping test server, with every activity replaced: the loop's bounds
+// and timers are checked exactly, and a five-minute wait takes no real time.
+
+const ORG = 'org_wf';
+const target = { organizationId: ORG, conversationId: 'cnv_1', userId: 'usr_1' };
+const serverTool: ModelTool = { name: 'lookup', description: 'd', parameters: {}, executor: 'server' };
+const frontendTool: ModelTool = {
+  name: 'pick_colour',
+  description: 'd',
+  parameters: {},
+  executor: 'frontend',
+};
+const askTool = (agentId: string): ModelTool => ({
+  name: `ask_${agentId}`,
+  description: 'd',
+  parameters: {},
+  executor: 'agent',
+  targetAgentId: agentId,
+});
+const setupWith = (tools: ModelTool[]): AgentLoopSetup => ({
+  model: 'gpt-test',
+  temperature: 0,
+  messages: [{ role: 'user', content: 'hi' }],
+  tools,
+});
+const callTo = (name: string, args = '{}') => ({ id: `call_${randomUUID()}`, name, arguments: args });
+
+/** Recorded calls of the fake activities, and what each answers (tests replace the answers). */
+function fakeActivities(env: TestWorkflowEnvironment) {
+  const seen = {
+    models: [] as Array<ModelCall & { at: number }>,
+    tools: [] as string[],
+    events: [] as Array<Record<string, unknown>>,
+    replies: [] as Array<{ text: string; status: string }>,
+    agentCalls: [] as AgentCallInput[],
+    callbacks: 0,
+  };
+  const answers = {
+    turnSetup: (): TurnSetup => ({ ...setupWith([serverTool]), target }),
+    agentSetup: (_input: AgentCallInput): AgentLoopSetup => setupWith([]),
+    reply: (_call: ModelCall): ModelReply => ({ content: 'done', toolCalls: [] }),
+    tool: (): Promise<string> => Promise.resolve('{"ok":true}'),
+    callback: (): Promise<void> => Promise.resolve(),
+  };
+  const activities = {
+    loadTurn: () => Promise.resolve(answers.turnSetup()),
+    loadAgentCall: (input: AgentCallInput) => {
+      seen.agentCalls.push(input);
+      return Promise.resolve(answers.agentSetup(input));
+    },
+    callModel: async (call: ModelCall) => {
+      seen.models.push({ ...call, at: await env.currentTimeMs() });
+      return answers.reply(call);
+    },
+    runTool: ({ call }: { call: { name: string } }) => {
+      seen.tools.push(call.name);
+      return answers.tool();
+    },
+    emitTurnEvent: ({ payload }: { payload: Record<string, unknown> }) => {
+      seen.events.push(payload);
+      return Promise.resolve();
+    },
+    saveReply: ({ text, status }: { text: string; status: string }) => {
+      seen.replies.push({ text, status });
+      return Promise.resolve({ messageId: 'msg_1' });
+    },
+    postCallback: () => {
+      seen.callbacks++;
+      return answers.callback();
+    },
+  };
+  return { seen, answers, activities };
+}
+
+describe('workflows on the time-skipping test server', () => {
+  let env: TestWorkflowEnvironment;
+  before(async () => {
+    env = await startTimeSkippingEnv();
+  });
+  after(async () => env?.teardown());
+
+  /** Runs `fn` with a worker of the real workflow bundle and the fake activities. */
+  async function withWorker<T>(
+    fake: ReturnType<typeof fakeActivities>,
+    fn: (taskQueue: string) => Promise<T>,
+  ) {
+    const taskQueue = `wf-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities: fake.activities,
+      ...mutationTestingWorkerOptions(),
+    });
+    return worker.runUntil(fn(taskQueue));
+  }
+
+  const turnInput = (extra: Partial<TurnInput> = {}): TurnInput => ({
+    organizationId: ORG,
+    conversationId: 'cnv_1',
+    agentId: 'agt_a',
+    requestId: randomUUID(),
+    userId: 'usr_1',
+    ...extra,
+  });
+  const runTurn = (taskQueue: string, input = turnInput()) =>
+    env.client.workflow.execute<(i: TurnInput) => Promise<TurnResult>>(WORKFLOWS.turn, {
+      taskQueue,
+      workflowId: `${ORG}-turn-${input.requestId}`,
+      args: [input],
+    });
+
+  it(`calls a model that always wants tools exactly ${MAX_TOOL_ROUNDS + 1} times, the last without tools`, async () => {
+    const fake = fakeActivities(env);
+    fake.answers.reply = (call) =>
+      call.tools.length
+        ? { content: '', toolCalls: [callTo('lookup'), callTo('lookup')] }
+        : { content: 'final answer', toolCalls: [] };
+    const result = await withWorker(fake, (q) => runTurn(q));
+    expect(MAX_TOOL_ROUNDS).to.equal(8);
+    expect(fake.seen.models).to.have.length(9);
+    expect(fake.seen.models.slice(0, 8).every((m) => m.tools.length === 1)).to.equal(true);
+    expect(fake.seen.models[8]!.tools).to.deep.equal([]);
+    expect(fake.seen.tools).to.have.length(16);
+    // Each round sees every earlier call and result: 1 user message + 8 × (assistant + 2 tool results).
+    expect(fake.seen.models[8]!.messages).to.have.length(1 + 8 * 3);
+    expect(result.status).to.equal('complete');
+    expect(fake.seen.replies).to.deep.equal([{ text: 'final answer', status: 'complete' }]);
+  });
+
+  it('feeds a failing or unknown tool back to the model as an error, and still answers', async () => {
+    const fake = fakeActivities(env);
+    fake.answers.tool = () => Promise.reject(new Error('table is gone'));
+    fake.answers.reply = (call) =>
+      call.messages.length === 1
+        ? { content: 'let me look', toolCalls: [callTo('lookup'), callTo('no_such_tool')] }
+        : { content: 'sorry', toolCalls: [] };
+    await withWorker(fake, (q) => runTurn(q));
+    const results = fake.seen.models[1]!.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(results[0]).to.contain('table is gone');
+    expect(JSON.parse(results[1]!)).to.deep.equal({ error: 'unknown tool no_such_tool' });
+    expect(fake.seen.models[1]!.messages[1]).to.include({ role: 'assistant', content: 'let me look' });
+    // Only calls of the agent's own tools are announced to the client.
+    expect(fake.seen.events.filter((e) => e.type === 'tool_call').map((e) => e.name)).to.deep.equal([
+      'lookup',
+    ]);
+  });
+
+  it(`lets agents call agents ${MAX_AGENT_DEPTH} levels deep: A→B→C→D, and D may not ask E`, async () => {
+    const fake = fakeActivities(env);
+    const next: Record<string, string> = { agt_a: 'agt_b', agt_b: 'agt_c', agt_c: 'agt_d', agt_d: 'agt_e' };
+    fake.answers.turnSetup = () => ({ ...setupWith([askTool('agt_b')]), target });
+    fake.answers.agentSetup = (input) => setupWith([askTool(next[input.agentId]!)]);
+    // Every agent asks the next one once, then answers with what it heard.
+    fake.answers.reply = (call) => {
+      const heard = call.messages.find((m) => m.role === 'tool');
+      if (heard) return { content: `heard: ${heard.content}`, toolCalls: [] };
+      const ask = call.tools[0]!.name;
+      return { content: '', toolCalls: [callTo(ask, JSON.stringify({ message: `question for ${ask}` }))] };
+    };
+    const result = await withWorker(fake, (q) => runTurn(q));
+    expect(result.status).to.equal('complete');
+    expect(fake.seen.agentCalls.map((c) => [c.agentId, c.depth, c.prompt])).to.deep.equal([
+      ['agt_b', 1, 'question for ask_agt_b'],
+      ['agt_c', 2, 'question for ask_agt_c'],
+      ['agt_d', 3, 'question for ask_agt_d'],
+    ]);
+    expect(fake.seen.replies[0]!.text).to.equal(
+      'heard: heard: heard: heard: {"error":"agents may call each other at most 3 levels deep"}',
+    );
+  });
+
+  it(`gives a frontend tool ${FRONTEND_TOOL_TIMEOUT} for its result, then tells the model the client did not answer`, async () => {
+    const fake = fakeActivities(env);
+    fake.answers.turnSetup = () => ({ ...setupWith([frontendTool]), target });
+    fake.answers.reply = (call) =>
+      call.messages.length === 1
+        ? { content: '', toolCalls: [callTo('pick_colour')] }
+        : { content: 'ok', toolCalls: [] };
+    await withWorker(fake, (q) => runTurn(q));
+    const waited = fake.seen.models[1]!.at - fake.seen.models[0]!.at;
+    expect(waited).to.be.at.least(5 * 60_000);
+    expect(waited).to.be.below(6 * 60_000);
+    const result = fake.seen.models[1]!.messages.find((m) => m.role === 'tool')!;
+    expect(JSON.parse(result.content)).to.deep.equal({
+      error: 'the client did not return a result in time',
+    });
+  });
+
+  it('passes the result a client signals to the model, without waiting for the timeout', async () => {
+    const fake = fakeActivities(env);
+    fake.answers.turnSetup = () => ({ ...setupWith([frontendTool]), target });
+    const call = callTo('pick_colour');
+    fake.answers.reply = (c) =>
+      c.messages.length === 1 ? { content: '', toolCalls: [call] } : { content: 'blue it is', toolCalls: [] };
+    const input = turnInput();
+    await withWorker(fake, async (taskQueue) => {
+      const handle = await env.client.workflow.start(WORKFLOWS.turn, {
+        taskQueue,
+        workflowId: `${ORG}-turn-${input.requestId}`,
+        args: [input],
+      });
+      while (!fake.seen.events.some((e) => e.type === 'tool_call'))
+        await new Promise((r) => setTimeout(r, 20));
+      await handle.signal(frontendToolResultSignal, { toolCallId: call.id, result: { colour: 'blue' } });
+      return (await handle.result()) as TurnResult;
+    });
+    const waited = fake.seen.models[1]!.at - fake.seen.models[0]!.at;
+    expect(waited).to.be.below(60_000);
+    const result = fake.seen.models[1]!.messages.find((m) => m.role === 'tool')!;
+    expect(result.content).to.equal('{"colour":"blue"}');
+  });
+
+  it('stores an error reply when the model fails for good, and reports a failed callback without failing', async () => {
+    const fake = fakeActivities(env);
+    fake.answers.reply = () => {
+      throw Object.assign(new Error('model said no'), { name: 'LlmRequestRejected' });
+    };
+    fake.answers.callback = () => Promise.reject(new Error('callback host down'));
+    const result = await withWorker(fake, (q) =>
+      runTurn(q, turnInput({ callbackUrl: 'https://cb.example/x' })),
+    );
+    expect(result).to.deep.equal({ messageId: 'msg_1', status: 'error' });
+    expect(fake.seen.replies[0]!.status).to.equal('error');
+    expect(fake.seen.replies[0]!.text).to.match(/^The agent could not reply: /);
+    expect(fake.seen.callbacks).to.be.greaterThan(1);
+    expect(fake.seen.events.find((e) => e.type === 'callback_failed')).to.include({
+      error: 'callback host down',
+    });
+  });
+});
