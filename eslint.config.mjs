@@ -62,6 +62,8 @@ export default tseslint.config(
       'lib/repositories.ts',
       'lib/deps.ts',
       'test/helpers/store.ts',
+      // the embedded database's own tests (no tenant data: the database itself is under test)
+      'test/embedded-db.test.ts',
       'bench/**',
     ],
     rules: {

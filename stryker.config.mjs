@@ -1,4 +1,5 @@
-// Mutation testing of the security and durability core (`npm run mutate`, on the local test stack).
+// Mutation testing of the security and durability core (`npm run mutate`, on the local test stack). Workflow
+// code is reached inside Temporal's sandbox through test/helpers/mutation.ts.
 // Incremental: reports/stryker-incremental.json (committed) keeps earlier results, so a run re-tests only the
 // mutants in changed code and the tests that changed. `npm run mutate -- --force` re-tests everything.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
@@ -7,7 +8,14 @@ export default {
   checkers: ['typescript'],
   ignorePatterns: ['.stack', '.data', 'dist', 'stack', 'bench', 'examples', 'coverage'],
   tsconfigFile: 'tsconfig.json',
-  mutate: ['lib/auth/**/*.ts', 'lib/http/outbound.ts', 'lib/tools/registry.ts', 'lib/tools/specs/*.ts'],
+  mutate: [
+    'lib/auth/**/*.ts',
+    'lib/http/outbound.ts',
+    'lib/tools/registry.ts',
+    'lib/tools/specs/*.ts',
+    'workflows/**/*.ts',
+    '!workflows/index.ts',
+  ],
   mochaOptions: {
     spec: [
       'test/auth.test.ts',
@@ -18,6 +26,7 @@ export default {
       'test/outbound.test.ts',
       'test/agents-tools.test.ts',
       'test/agent-tools.test.ts',
+      'test/workflows.test.ts',
       'test/unit/**/*.test.ts',
     ],
     require: ['tsx/cjs', 'test/setup.ts'],

@@ -2,13 +2,13 @@
  * Custom tables: batch insert throughput and filtered, ordered page reads, each against the same operation
  * issued directly through the MongoDB driver in the same run.
  *
- * Run against a running database (any MongoDB or the local FerretDB of `npm start`):
+ * Run against a running database (any MongoDB or the local embedded database of `npm start`):
  *   MONGODB_URI=mongodb://127.0.0.1:27017/agent_workspace npx tsx bench/tables.ts
  * Knobs (env): BENCH_ROWS (100000), BENCH_BATCH (1000), BENCH_READS (reads per query shape and side, 5).
  * It works in a throwaway organization id and removes its table and baseline collection at the end.
  *
  * Service side: TablesService.insertRows / listRows (what the API handlers call): wire-form rows validated
- * and coerced, one id-block reservation per batch, filters/orderBy parsed from the API grammar.
+ * and coerced, one id reservation per batch, filters/orderBy parsed from the API grammar.
  * Baseline side: `insertMany` of the same rows in storage form (ids assigned locally) into a collection
  * with the same indexes, and `find().sort().skip().limit()` + `countDocuments()` with hand-written
  * equivalent queries. Both sides alternate batch by batch and read by read; reads are checked to return

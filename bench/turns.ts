@@ -27,10 +27,10 @@
  * include the CPU the API, the worker's activities and the clients take from one event loop; the direct
  * arm's include only the SDK's and the scripted LLM's. Event-loop delay per phase is printed to show it.
  * Response validation (a test-only setting) is off, as in production.
- * Reading the figures: under `bench/run.mjs` the database is the test profile's FerretDB v1 over SQLite, and
- * the Temporal server is the dev server (SQLite). In that FerretDB only a filter that is exactly `{_id}` is
- * pushed down; `{_id, organizationId}` or any other filter scans and decodes the whole collection, so the
- * service's scoped reads get slower as the collections grow during the run (DB_BREAKDOWN=1 shows it).
+ * Reading the figures: under `bench/run.mjs` the database is the test profile's embedded mongo-java-server
+ * (H2), and the Temporal server is the dev server (SQLite). That database uses only `_id` and unique indexes;
+ * any other filter scans the collection in Java, so scoped list reads get slower as the collections grow
+ * during the run (DB_BREAKDOWN=1 shows it).
  *
  * Needs the stack env (MONGODB_URI, TEMPORAL_ADDRESS, REDIS_URL, JWT_SECRET …):
  *   STACK_PORT_OFFSET=500 node bench/run.mjs turns

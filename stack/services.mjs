@@ -153,11 +153,22 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
     if (env.MONGODB_URI) out.MONGODB_URI = env.MONGODB_URI;
     else {
       out.MONGODB_URI = `mongodb://127.0.0.1:${ports.mongo}/agent_workspace`;
+      // Serial GC and a bounded heap: two cores, and a heap sized for collections of a few hundred thousand
+      // documents (MONGO_H2_HEAP to change it).
       tasks.push(
         start(
-          'ferretdb',
-          bins.ferretdb,
-          ['-listen', `127.0.0.1:${ports.mongo}`, '-dir', join(dataDir, 'ferretdb')],
+          'mongo-h2',
+          'java',
+          [
+            '-XX:+UseSerialGC',
+            `-Xmx${env.MONGO_H2_HEAP ?? '1g'}`,
+            '-jar',
+            bins.mongoH2,
+            '--listen',
+            `127.0.0.1:${ports.mongo}`,
+            '--file',
+            join(dataDir, 'mongo-h2', 'data.mv'),
+          ],
           ports.mongo,
         ),
       );

@@ -2,7 +2,14 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureNpmDeps, ensureTemporalTestServer, provision, ROOT, STACK_DIR } from './provision.mjs';
+import {
+  ensureMongoH2,
+  ensureNpmDeps,
+  ensureTemporalTestServer,
+  provision,
+  ROOT,
+  STACK_DIR,
+} from './provision.mjs';
 import { runSchemathesis } from './schemathesis.mjs';
 import { startStack } from './services.mjs';
 
@@ -15,6 +22,8 @@ const env = {
   ...process.env,
   ...stack.env,
   TEMPORAL_TEST_SERVER: ensureTemporalTestServer(),
+  // The embedded database's own tests start it even when the suite runs against MongoDB.
+  MONGO_H2_JAR: bins.mongoH2 ?? ensureMongoH2(),
   NODE_ENV: 'test',
   VALIDATE_RESPONSES: 'true',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',

@@ -63,6 +63,19 @@ describe('API keys', () => {
     expect(Date.parse(lastUsedAt)).to.be.within(Date.now() - 60_000, Date.now() + 1000);
   });
 
+  it('never moves lastUsedAt back when an earlier use is recorded after a later one', async () => {
+    const { apiKeyId } = (
+      await as(env, org.admin.token).post(org.path('/api-keys'), { permissions }).expect(201)
+    ).body;
+    const keys = env.deps.repos.tenant(org.organizationId).apiKeys;
+    await keys.touch(apiKeyId, new Date('2026-05-02T10:00:00Z'));
+    await keys.touch(apiKeyId, new Date('2026-05-02T09:59:00Z'));
+    const got = await as(env, org.admin.token)
+      .get(org.path(`/api-keys/${apiKeyId}`))
+      .expect(200);
+    expect(got.body.lastUsedAt).to.equal('2026-05-02T10:00:00.000Z');
+  });
+
   it('refuses a key with a real id and a wrong secret', async () => {
     const { key } = (await as(env, org.admin.token).post(org.path('/api-keys'), { permissions }).expect(201))
       .body;

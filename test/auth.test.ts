@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { CAPABILITIES } from '@lib/auth/roles';
 import { openApiSpecPath } from '@lib/spec';
 import { testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
 
 describe('authentication and tenancy', () => {
   let env: TestEnv;
@@ -58,6 +58,58 @@ describe('authentication and tenancy', () => {
         .get(b.path(`/users/${b.owner.userId}`))
         .expect(401);
     }
+  });
+
+  it('binds every credential to its organization, even for a person who belongs to both', async () => {
+    // a's admin and chat member are also owners of b; their credentials for a must not open b.
+    for (const email of [a.admin.email, a.chat.email]) {
+      const account = (await env.deps.repos.accounts.findByEmail(email))!;
+      await env.deps.repos.tenant(b.organizationId).members.add(account, 'owner');
+    }
+    const key = await as(env, a.admin.token)
+      .post(a.path('/api-keys'), { description: 'both orgs', permissions: {} })
+      .expect(201);
+    const assumed = await as(env, a.owner.token)
+      .post(a.path('/assume-role'), { userId: a.chat.userId, permissions: [] })
+      .expect(200);
+    const { token: sessionForB } = await env.deps.tokens.signSession(b.organizationId, a.chat.userId);
+    await as(env, sessionForB).get(b.path('/users')).expect(200);
+    const credentials: Array<[string, string]> = [
+      ['session', a.chat.token],
+      ['API key', key.body.key as string],
+      ['assume-role token', assumed.body.token as string],
+    ];
+    for (const [what, credential] of credentials) {
+      const res = await as(env, credential).get(b.path()).expect(401);
+      expect(res.body.error.message, what).to.equal(
+        what === 'API key' ? 'invalid API key' : 'token is not valid for this organization',
+      );
+      await as(env, credential).get(a.path()).expect(200);
+    }
+  });
+
+  it('says which part of a credential is wrong', async () => {
+    const message = async (authorization: string | undefined) => {
+      const req = request(env.app).get(a.path());
+      const res = await (authorization === undefined ? req : req.set('Authorization', authorization)).expect(
+        401,
+      );
+      return res.body.error.message as string;
+    };
+    const required = 'Authorization: Bearer <token> is required';
+    expect(await message(undefined)).to.equal('Authorization header required');
+    expect(await message('Basic abc')).to.equal("Authorization header with scheme 'Bearer' required");
+    expect(await message(`Bearer ${a.owner.token} extra`)).to.equal(required);
+    expect(await message(`xBearer ${a.owner.token}`)).to.equal(required);
+    await as(env, `${a.owner.token}  `).get(a.path()).expect(200);
+    await request(env.app).get(a.path()).set('Authorization', `bearer   ${a.owner.token}`).expect(200);
+    expect(await message(`Bearer ${a.apiKey}x`)).to.equal('invalid API key');
+    expect(await message('Bearer not-a-token')).to.equal('token signature or claims are invalid');
+    const outsider = await addMember(env, b.organizationId, 'chat');
+    const { token } = await env.deps.tokens.signSession(a.organizationId, outsider.userId);
+    expect(await message(`Bearer ${token}`)).to.equal(
+      'the token subject is not a member of this organization',
+    );
   });
 
   it('treats a user of org A asking for a member of org B through A as not found', async () => {

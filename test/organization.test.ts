@@ -69,6 +69,36 @@ describe('organization settings', () => {
     expect(after.body.pendingChanges).to.deep.equal([]);
   });
 
+  it('keeps every queued change and every decision when they happen at the same moment', async () => {
+    await as(env, org.owner.token).put(org.path(), { abn: '12345678901' }).expect(200);
+    // Twenty concurrent requests, each queueing a change of one field or editing a direct field.
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        as(env, org.owner.token)
+          .put(
+            org.path(),
+            i % 2 ? { abn: `9999999990${i % 10}` } : { name: 'Acme Holdings', phone: `+61 ${i}` },
+          )
+          .expect(200),
+      ),
+    );
+    const queued = await as(env, org.owner.token).get(org.path()).expect(200);
+    expect(queued.body.pendingChanges.map((c: { field: string }) => c.field)).to.have.members([
+      'name',
+      'abn',
+    ]);
+    // Both decisions at once: neither may bring the other's change back.
+    await Promise.all(
+      queued.body.pendingChanges.map((c: { changeId: string }) =>
+        env.deps.services.organization.decidePendingChange(org.organizationId, c.changeId, true),
+      ),
+    );
+    const after = await as(env, org.owner.token).get(org.path()).expect(200);
+    expect(after.body.pendingChanges).to.deep.equal([]);
+    expect(after.body.name).to.equal('Acme Holdings');
+    expect(after.body.abn).to.match(/^9999999990\d$/);
+  });
+
   it('does not queue anything when the name is unchanged', async () => {
     const res = await as(env, org.owner.token).put(org.path(), { name: 'Acme' }).expect(200);
     expect(res.body.pendingChanges).to.deep.equal([]);

@@ -29,7 +29,7 @@ export const agentSchema = new Schema(
     /** The id on the wire: `agt_…` for created agents, a catalogue id such as `default-assistant` for defaults. */
     agentId: { type: String, required: true },
     name: { type: String, required: true },
-    /** Lower-cased name: the sort key of `orderBy=name` (no collation on FerretDB). */
+    /** Lower-cased name: the sort key of `orderBy=name` (the embedded database has no collation). */
     nameSort: { type: String, required: true },
     description: { type: String, default: '' },
     instructions: { type: String, default: '' },

@@ -49,7 +49,8 @@ export class ApiKeysRepository extends TenantRepository {
 
   /** Records when the key was last used (bookkeeping for the key list). */
   async touch(id: string, at: Date) {
-    await this.model.updateOne(this.scope({ _id: id }), { $set: { lastUsedAt: at } });
+    // $max: a slower request that used the key earlier never moves it back.
+    await this.model.updateOne(this.scope({ _id: id }), { $max: { lastUsedAt: at } });
   }
 
   remove(id: string): Promise<boolean> {

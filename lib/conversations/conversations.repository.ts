@@ -167,8 +167,9 @@ export class ConversationsRepository extends TenantRepository {
           content: [{ type: 'text', text: fields.text }],
         });
         const created = doc.toObject();
+        // $max: of two messages stored at once, the later one wins whichever write lands last.
         await this.updateOwned(this.conversations, fields.conversationId, {
-          $set: { lastMessageCreatedAt: created.createdAt },
+          $max: { lastMessageCreatedAt: created.createdAt },
         });
         return created;
       },

@@ -19,7 +19,7 @@ export abstract class TenantRepository {
     return { ...filter, organizationId: this.organizationId };
   }
 
-  // Reads by `_id` use the primary key alone (FerretDB v1 scans a collection for any other filter) and check
+  // Reads by `_id` use the primary key alone (the embedded database scans a collection for any other filter) and check
   // the organization after the read: a document's organizationId never changes, so this is as safe as
   // filtering on it. Writes filter on both, so a write can never reach another organization's document.
 

@@ -16,6 +16,20 @@ export class OrganizationRepository {
     return this.model.findById(this.organizationId).lean<OrganizationDoc>();
   }
 
+  /**
+   * Applies a change computed from `read` only if nobody changed the settings since (else null: read again).
+   * Records from before revisions existed have none, which the filter's null matches.
+   */
+  updateAt(read: Pick<OrganizationDoc, 'revision'>, set: Partial<OrganizationDoc>) {
+    return this.model
+      .findOneAndUpdate(
+        { _id: this.organizationId, revision: read.revision ?? null },
+        { $set: set, $inc: { revision: 1 } },
+        { new: true },
+      )
+      .lean<OrganizationDoc>();
+  }
+
   update(set: Partial<OrganizationDoc>) {
     return this.model
       .findByIdAndUpdate(this.organizationId, { $set: set }, { new: true })

@@ -25,6 +25,8 @@ export const organizationSchema = new Schema(
     legalAddress: { type: Schema.Types.Mixed },
     tradingAddress: { type: Schema.Types.Mixed },
     pendingChanges: { type: [pendingChangeSchema], default: [] },
+    /** Raised by every settings change that was computed from a read (see OrganizationRepository.updateAt). */
+    revision: { type: Number, default: 0 },
     /** The default user group. A single field keeps "at most one default" true under concurrent writes. */
     defaultUserGroupId: { type: String, default: null },
     /** Set by operators: only such organizations may publish public agents and knowledge bases. */

@@ -1,11 +1,13 @@
 import type { RequestContext } from '@lib/auth/context';
 import { iso } from '@lib/db/view';
-import { badRequest, forbidden, notFound } from '@lib/errors';
+import { badRequest, conflict, forbidden, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import type { Repositories } from '@lib/repositories';
 import type { OrganizationDoc, PendingChange } from './organization.schema';
 
 /** Fields whose established value changes only after an operator approves (see README). */
+/** Attempts of a settings change that keeps meeting a concurrent one; each lost attempt means another succeeded. */
+const MAX_CHANGE_ATTEMPTS = 100;
 const APPROVAL_FIELDS = ['name', 'abn'] as const;
 const DIRECT_FIELDS = [
   'tradingName',
@@ -99,9 +101,12 @@ export class OrganizationService {
     if (patch.billingVisibility !== undefined && !ctx.capabilities.has('org.billing')) {
       throw forbidden('only owners can change billingVisibility');
     }
-    const repo = this.repos.tenant(ctx.organizationId).organization;
-    const org = await this.load(ctx.organizationId);
+    const updated = await this.change(ctx.organizationId, (org) => this.settingsChange(ctx, org, patch));
+    return toSettingsView(updated, ctx);
+  }
 
+  /** What a patch changes, given the settings as they are now. */
+  private settingsChange(ctx: RequestContext, org: OrganizationDoc, patch: OrganizationPatch) {
     const set: Partial<OrganizationDoc> = {};
     for (const field of DIRECT_FIELDS)
       if (patch[field] !== undefined) Object.assign(set, { [field]: patch[field] });
@@ -126,9 +131,24 @@ export class OrganizationService {
       });
     }
     set.pendingChanges = pending;
-    const updated = await repo.update(set);
-    if (!updated) throw notFound('organization');
-    return toSettingsView(updated, ctx);
+    return set;
+  }
+
+  /**
+   * Reads the settings, computes a change from them and writes it only if nothing changed in between (two
+   * requests queueing changes at once must not drop one); on a conflict it starts again from a fresh read.
+   */
+  private async change(
+    organizationId: string,
+    compute: (org: OrganizationDoc) => Partial<OrganizationDoc>,
+  ): Promise<OrganizationDoc> {
+    const repo = this.repos.tenant(organizationId).organization;
+    for (let attempt = 0; attempt < MAX_CHANGE_ATTEMPTS; attempt++) {
+      const org = await this.load(organizationId);
+      const updated = await repo.updateAt(org, compute(org));
+      if (updated) return updated;
+    }
+    throw conflict('the organization settings kept changing while this change was applied; try again');
   }
 
   // Operator actions (the CLI), never exposed to tenants.
@@ -147,16 +167,17 @@ export class OrganizationService {
 
   /** Approves or rejects a queued change. */
   async decidePendingChange(organizationId: string, changeId: string, approve: boolean) {
-    const repo = this.repos.tenant(organizationId).organization;
-    const org = await this.load(organizationId);
-    const change = org.pendingChanges.find((c) => c.changeId === changeId);
+    let change: PendingChange | undefined;
+    const updated = await this.change(organizationId, (org) => {
+      change = org.pendingChanges.find((c) => c.changeId === changeId);
+      if (!change) throw notFound('pending change');
+      const set: Partial<OrganizationDoc> = {
+        pendingChanges: org.pendingChanges.filter((c) => c.changeId !== changeId),
+      };
+      if (approve) set[change.field] = change.value;
+      return set;
+    });
     if (!change) throw notFound('pending change');
-    const set: Partial<OrganizationDoc> = {
-      pendingChanges: org.pendingChanges.filter((c) => c.changeId !== changeId),
-    };
-    if (approve) set[change.field] = change.value;
-    const updated = await repo.update(set);
-    if (!updated) throw notFound('organization');
     return {
       organizationId,
       change: pendingView(change),

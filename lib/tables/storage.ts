@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 
 /**
- * Physical layout of rows. Every table has its own collection, so a scan (FerretDB v1 answers every
- * non-`_id` query with one) only ever reads that table's rows, dropping a table is one drop, and the
+ * Physical layout of rows. Every table has its own collection, so a scan (the embedded database answers
+ * every query but `_id`/unique equality with one) only ever reads that table's rows, dropping a table is one drop, and the
  * per-field indexes of one table do not weigh on another. A row is `{ _id: <row id>, d: { <field>: value } }`:
  * nesting the fields keeps any legal field name (even `_id`) clear of the document's own keys.
  */
@@ -35,8 +35,8 @@ export function columnPaths(
   return (column) => columnPath(keys.get(column) ?? column);
 }
 
-/** Index names must differ case-insensitively (FerretDB keeps them as SQLite names): `Email` and `email`
- * are different fields, so the exact name's hash disambiguates. */
+/** Index names that differ case-insensitively, so they are portable to stores that fold case: `Email` and
+ * `email` are different fields, so the exact name's hash disambiguates. */
 export function fieldIndexName(field: string): string {
   return `by_${field.toLowerCase()}_${createHash('sha1').update(field).digest('hex').slice(0, 8)}`;
 }

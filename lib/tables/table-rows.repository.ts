@@ -5,12 +5,10 @@ import { AppError } from '@lib/errors';
 import type { CustomTableDoc, TableFieldDoc } from './custom-table.schema';
 import type { SortSpec } from './order-by';
 import { fieldIndexName, fieldPath, rowsCollectionName, storageKey, type StoredRow } from './storage';
-import { rowIdBlockId, tableRowIdBlockModel, type TableRowIdBlockDoc } from './table-row-id-block.schema';
+import { tableRowCounterModel, type TableRowCounterDoc } from './table-row-counter.schema';
 const NAMESPACE_NOT_FOUND = 26;
 const NAMESPACE_EXISTS = 48;
 const MAX_TIME_MS_EXPIRED = 50;
-/** Each failed attempt means another writer got a block first; far more than any real contention. */
-const MAX_RESERVE_ATTEMPTS = 10_000;
 
 /** Only scalar fields are indexed: jsonb is stored as (possibly long) JSON text nobody ranges over. */
 const isIndexed = (field: TableFieldDoc) => field.type !== 'jsonb';
@@ -21,19 +19,16 @@ const isIndexed = (field: TableFieldDoc) => field.type !== 'jsonb';
  */
 export class TableRowsRepository {
   private readonly rows: mongo.Collection<StoredRow>;
-  private readonly blocks: mongo.Collection<TableRowIdBlockDoc>;
-  /** `{ _id: tableId, next }`: where the next reservation should try first. Kept off the table definition so
-   * row inserts never write the definition (FerretDB v1 updates rewrite the whole document, so concurrent
-   * updates of one document can undo each other, e.g. a column rename). */
-  private readonly hints: mongo.Collection<{ _id: string; next: number }>;
+  /** `{ _id: tableId, last }`: the last row id handed out. Kept off the table definition, so inserting rows
+   * never writes the definition that column changes update. */
+  private readonly counters: mongo.Collection<TableRowCounterDoc>;
 
   constructor(
     db: Database,
     private readonly table: Pick<CustomTableDoc, '_id'>,
   ) {
     this.rows = db.collection<StoredRow>(rowsCollectionName(table._id));
-    this.blocks = db.collection<TableRowIdBlockDoc>(tableRowIdBlockModel.collection);
-    this.hints = db.collection<{ _id: string; next: number }>('table_row_id_hints');
+    this.counters = db.collection<TableRowCounterDoc>(tableRowCounterModel.collection);
   }
 
   /** Creates the rows collection with one `{ d.<field>: 1, _id: 1 }` index per scalar field. */
@@ -48,6 +43,7 @@ export class TableRowsRepository {
       .map((f) => ({ key: { [fieldPath(storageKey(f))]: 1, _id: 1 }, name: fieldIndexName(storageKey(f)) }));
     // Serves: filtering and ordering rows by that field, with id as the tie-break of stable paging.
     if (indexes.length) await this.rows.createIndexes(indexes);
+    await this.startCounter();
   }
 
   async dropStorage() {
@@ -56,49 +52,33 @@ export class TableRowsRepository {
     } catch (err) {
       if ((err as { code?: number }).code !== NAMESPACE_NOT_FOUND) throw err;
     }
-    await this.blocks.deleteMany({ tableId: this.table._id });
-    await this.hints.deleteOne({ _id: this.table._id });
+    await this.counters.deleteOne({ _id: this.table._id });
   }
 
   /**
-   * Reserves `count` consecutive row ids and returns the first. The insert of the block starting at the
-   * next free id is the atomic step (see table-row-id-block.schema.ts); on a collision the colliding
-   * block tells where to try next. Callers then raise the hint with advanceIdHint (in parallel with
-   * their row insert) so the next reservation usually succeeds at its first try.
+   * Reserves `count` consecutive row ids and returns the first: one atomic `$inc` of the table's counter
+   * (atomic on MongoDB and on the embedded database, which applies writes one at a time). Ids are never handed
+   * out twice, not even those of deleted rows.
    */
   async reserveIds(count: number): Promise<number> {
-    const hint = await this.hints.findOne({ _id: this.table._id });
-    let start = Math.max(1, hint?.next ?? 1);
-    for (let attempt = 0; attempt < MAX_RESERVE_ATTEMPTS; attempt++) {
-      const _id = rowIdBlockId(this.table._id, start);
-      try {
-        await this.blocks.insertOne({
-          _id,
-          tableId: this.table._id,
-          start,
-          end: start + count - 1,
-          createdAt: new Date(),
-        });
-        return start;
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-      }
-      const taken = await this.blocks.findOne({ _id });
-      if (!taken) throw new Error(`row id block ${_id} collided but cannot be read`);
-      start = taken.end + 1;
-    }
-    throw new Error(`could not reserve row ids for table ${this.table._id}`);
+    const bumped = await this.counters.findOneAndUpdate(
+      { _id: this.table._id },
+      { $inc: { last: count } },
+      { returnDocument: 'after' },
+    );
+    if (bumped) return bumped.last - count + 1;
+    await this.startCounter();
+    return this.reserveIds(count);
   }
 
-  /** Raises the table's next-id hint to `next` (never lowers it). */
-  async advanceIdHint(next: number) {
-    const raise = () => this.hints.updateOne({ _id: this.table._id }, { $max: { next } }, { upsert: true });
+  /** Creates the table's counter after the newest stored row (tables created before counters existed). */
+  private async startCounter() {
+    const newest = await this.rows.find({}, { projection: { _id: 1 }, sort: { _id: -1 }, limit: 1 }).next();
     try {
-      await raise();
+      await this.counters.insertOne({ _id: this.table._id, last: newest?._id ?? 0 });
     } catch (err) {
-      // Concurrent first writers both upsert the hint; the loser's insert collides, and the hint now exists.
+      // Another writer started it first.
       if (!isDuplicateKey(err)) throw err;
-      await raise();
     }
   }
 

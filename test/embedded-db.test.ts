@@ -1,0 +1,156 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+
+// The local stack's embedded database (stack/mongo-h2): what it acknowledges survives a SIGKILL, and its
+// unique indexes agree with the data afterwards.
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+class EmbeddedDb {
+  private process?: ChildProcess;
+  constructor(
+    private readonly port: number,
+    private readonly file: string,
+  ) {}
+
+  start(): Promise<void> {
+    const jar = process.env.MONGO_H2_JAR;
+    if (!jar) throw new Error('MONGO_H2_JAR is not set: run the suite with `npm test`');
+    const child = spawn(
+      'java',
+      ['-XX:+UseSerialGC', '-jar', jar, '--listen', `127.0.0.1:${this.port}`, '--file', this.file],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    this.process = child;
+    return new Promise((resolve, reject) => {
+      let said = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        said += chunk.toString();
+        if (said.includes('listening on')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`mongo-h2 exited (${code}): ${said}`)));
+    });
+  }
+
+  /** Stops it and resolves with its exit code (or signal). */
+  stop(signal: NodeJS.Signals): Promise<number | string> {
+    const child = this.process!;
+    if (child.exitCode !== null || child.signalCode !== null)
+      return Promise.resolve(child.exitCode ?? child.signalCode!);
+    return new Promise((resolve) => {
+      child.once('exit', (code, sig) => resolve(code ?? sig ?? -1));
+      child.kill(signal);
+    });
+  }
+
+  connect() {
+    return MongoClient.connect(`mongodb://127.0.0.1:${this.port}/crash`, {
+      serverSelectionTimeoutMS: 10_000,
+    });
+  }
+}
+
+describe('the embedded database (mongo-java-server + H2)', () => {
+  let dir: string;
+  let db: EmbeddedDb;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mongo-h2-'));
+    db = new EmbeddedDb(await freePort(), join(dir, 'data.mv'));
+    await db.start();
+  });
+  after(async () => {
+    await db.stop('SIGKILL').catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps every acknowledged write through a SIGKILL, with unique indexes that agree with the data', async () => {
+    let client = await db.connect();
+    await client.db().collection('w').createIndex({ u: 1 }, { unique: true });
+    const acked: string[] = [];
+    let killed: Promise<number | string> | undefined;
+    // Eight writers insert until the database is killed, which happens once 600 inserts are acknowledged.
+    const writer = async (w: number) => {
+      for (let i = 0; ; i++) {
+        const id = `${w}-${i}`;
+        try {
+          await client
+            .db()
+            .collection<{ _id: string; u: string }>('w')
+            .insertOne({ _id: id, u: `u-${id}` });
+        } catch {
+          return;
+        }
+        acked.push(id);
+        if (acked.length === 600) killed = db.stop('SIGKILL');
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, (_, w) => writer(w)));
+    expect(await killed).to.equal('SIGKILL');
+    await client.close(true);
+
+    await db.start();
+    client = await db.connect();
+    const col = client.db().collection<{ _id: string; u: string }>('w');
+    const stored = new Set((await col.find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+    expect(acked.length).to.be.at.least(600);
+    expect(acked.filter((id) => !stored.has(id))).to.deep.equal([]);
+    // Each stored document is found through the unique index, and the index still refuses its key.
+    for (const id of acked.slice(0, 200)) {
+      expect(await col.findOne({ u: `u-${id}` }), id).to.include({ _id: id });
+    }
+    const duplicate = await col.insertOne({ _id: 'again', u: `u-${acked[0]}` }).then(
+      () => null,
+      (err: { code?: number }) => err.code,
+    );
+    expect(duplicate).to.equal(11000);
+    await client.close();
+  });
+
+  it('applies concurrent read-modify-write updates of one document atomically', async () => {
+    const client = await db.connect();
+    const col = client.db().collection<{ _id: string; n?: number; free?: boolean; by?: number }>('rmw');
+    await col.insertOne({ _id: 'counter', n: 0 });
+    await Promise.all(
+      Array.from({ length: 50 }, () => col.updateOne({ _id: 'counter' }, { $inc: { n: 1 } })),
+    );
+    expect((await col.findOne({ _id: 'counter' }))?.n).to.equal(50);
+    await col.insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: `job-${i}`, free: true })));
+    const claims = await Promise.all(
+      Array.from({ length: 50 }, (_, by) =>
+        col.findOneAndUpdate({ free: true }, { $set: { free: false, by } }, { returnDocument: 'after' }),
+      ),
+    );
+    const won = claims.filter((c) => c !== null).map((c) => c._id);
+    expect(won).to.have.length(10);
+    expect(new Set(won).size).to.equal(10);
+    await client.close();
+  });
+
+  it('commits and compacts on SIGTERM, exiting 0 with everything kept', async () => {
+    let client = await db.connect();
+    await client
+      .db()
+      .collection('clean')
+      .insertMany(Array.from({ length: 100 }, (_, i) => ({ i })));
+    await client.close();
+    expect(await db.stop('SIGTERM')).to.equal(0);
+    await db.start();
+    client = await db.connect();
+    expect(await client.db().collection('clean').countDocuments()).to.equal(100);
+    await client.close();
+  });
+});
