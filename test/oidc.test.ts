@@ -43,6 +43,12 @@ describe('external OIDC sessions', () => {
     const token = await idToken({ sub: 'idp|123', email: org.admin.email, email_verified: true });
     const ctx = await auth.authenticate(`Bearer ${token}`, org.organizationId);
     expect(ctx).to.include({ userId: org.admin.userId, role: 'admin', via: 'session' });
+    // It lasts as long as the issuer said (10 minutes), and the service's own sessions still work beside it.
+    expect(ctx.expiresAt!.getTime() - Date.now()).to.be.within(9 * 60_000, 10 * 60_000 + 1000);
+    expect(await auth.authenticate(`Bearer ${org.owner.token}`, org.organizationId)).to.include({
+      userId: org.owner.userId,
+      via: 'session',
+    });
     const other = await createTestOrg(env, 'Not Mine');
     await auth.authenticate(`Bearer ${token}`, other.organizationId).then(
       () => expect.fail('a member of one organization reached another'),
@@ -72,7 +78,8 @@ describe('external OIDC sessions', () => {
     const impostor = await idToken({ sub: 'idp|other', email: member.email, email_verified: true });
     await auth.authenticate(`Bearer ${impostor}`, org.organizationId).then(
       () => expect.fail('a second identity took over a linked account'),
-      (err: { status: number }) => expect(err.status).to.equal(401),
+      (err: { status: number; message: string }) =>
+        expect(err).to.include({ status: 401, message: 'no account for this identity' }),
     );
   });
 
@@ -117,11 +124,16 @@ describe('external OIDC sessions', () => {
       .setIssuedAt()
       .setExpirationTime('10m')
       .sign(privateKey);
-    const noSubject = await idToken({ email: org.admin.email, email_verified: true });
-    for (const token of [otherApp, noSubject]) {
+    // A member never signed in before, whose verified address would otherwise find their account.
+    const fresh = await addMember(env, org.organizationId, 'chat', 'Nadia');
+    const noSubject = await idToken({ email: fresh.email, email_verified: true });
+    for (const [token, message] of [
+      [otherApp, 'token signature or claims are invalid'],
+      [noSubject, 'token has no subject'],
+    ]) {
       await auth.authenticate(`Bearer ${token}`, org.organizationId).then(
         () => expect.fail('accepted a token not meant for this service or naming nobody'),
-        (err: { status: number }) => expect(err.status).to.equal(401),
+        (err: { status: number; message: string }) => expect(err).to.include({ status: 401, message }),
       );
     }
   });

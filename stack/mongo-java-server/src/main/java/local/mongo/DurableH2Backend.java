@@ -1,0 +1,388 @@
+package local.mongo;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+import org.h2.mvstore.MVStore;
+
+import de.bwaldvogel.mongo.backend.QueryResult;
+import de.bwaldvogel.mongo.backend.h2.H2Backend;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.exception.MongoServerException;
+import de.bwaldvogel.mongo.wire.message.MongoQuery;
+import io.netty.channel.Channel;
+
+/**
+ * mongo-java-server's H2 backend, made durable: a write command is answered only after the MVStore version
+ * holding its effects has been committed to the file (and, with fsync on, forced to the disk).
+ *
+ * <p><b>The hook.</b> In mongo-java-server 1.47.0 every request is handled synchronously on a netty event-loop
+ * thread by {@code MongoDatabaseHandler.channelRead0}, which writes the reply only after the backend returns.
+ * OP_MSG goes through {@code MongoBackend.handleMessage}, legacy {@code $cmd} OP_QUERY through
+ * {@code MongoBackend.handleCommand}, and {@code AbstractMongoBackend.handleMessage} itself calls
+ * {@code handleCommand}. 1.47.0 has no asynchronous command path, so overriding {@link #handleCommand} (plus
+ * {@link #handleQuery} and {@link #dropDatabase}) covers every request.
+ *
+ * <p><b>Writes</b> are applied one at a time under {@code applyLock}. The H2 backend writes its MVMaps directly (no
+ * MVStore transactions), so holding the lock across every commit also guarantees that a commit never captures a
+ * half-applied write (a document without its unique-index entry, say).
+ *
+ * <p><b>Group commit.</b> A thread that releases {@code applyLock} commits every applied write first, unless other
+ * threads are queued for the lock: then the last of them commits for all. Writers whose write was committed by
+ * another thread just wait for the commit to be published. Under load one commit covers a burst of writes; alone, a
+ * writer commits its own write with no hand-off to another thread.
+ *
+ * <p><b>What a commit guarantees.</b> {@link MVStore#commit()} serializes the changed pages into a new chunk and
+ * writes it with {@code FileChannel.write}, returning once it is in the OS page cache: enough to survive the process
+ * being killed. {@link MVStore#sync()} adds {@code FileChannel.force(true)} (fsync), which power loss or a kernel
+ * crash needs. With fsync on, writers also wait for an fsync that covers them (one fsync at a time, outside the
+ * lock, covering every commit made before it); with fsync off the launcher calls {@link #syncPoint()} periodically.
+ *
+ * <p><b>Sync barrier.</b> Each commit writes a chunk, and MVStore overwrites a chunk once none of its pages is live
+ * and it is older than the retention time. The launcher sets the retention time to 0 (the default 45 s leaves
+ * hundreds of MB of dead chunks in the file at hundreds of commits a second), so the newest fsync'ed version is
+ * registered as in use ({@link MVStore#registerVersionUsage()}) until a newer one is fsync'ed: no chunk that the
+ * state on disk needs is overwritten before a newer state is on disk.
+ *
+ * <p><b>Reads</b> run concurrently, without the lock, with the current version registered as in use so that no chunk
+ * they may visit is overwritten under them (mongo-java-server materializes query results, so a read ends with its
+ * command). A "read" aimed at a database that is not open yet counts as a write, because opening a database
+ * creates maps in the store; unknown commands count as writes.
+ */
+final class DurableH2Backend extends H2Backend {
+
+    /** Commands (lower case) that never change stored data. Everything else is treated as a write. */
+    private static final Set<String> READS = Set.of(
+        "find", "getmore", "count", "distinct", "listcollections", "listindexes", "listdatabases", "hello",
+        "ismaster", "ping", "buildinfo", "serverstatus", "endsessions", "killcursors", "dbstats", "collstats",
+        "connectionstatus", "getparameter", "hostinfo", "whatsmyuri", "getlog", "getcmdlineopts", "saslstart",
+        "saslcontinue", "getnonce", "getlasterror", "explain", "currentop", "getfreemonitoringstatus",
+        "replsetgetstatus", "validate", "listcommands", "features", "atlasversion");
+
+    private final MVStore store;
+    private final boolean durable;
+    private final boolean fsync;
+
+    private final ReentrantLock applyLock = new ReentrantLock();
+    /** Writes applied so far (guarded by applyLock). */
+    private long applied;
+    /** Writes covered by a commit (written under applyLock and monitor). */
+    private volatile long committed;
+
+    private final Object monitor = new Object();
+    /** Writes covered by an fsync (guarded by monitor). */
+    private long synced;
+    /** Whether a writer is running an fsync for others (guarded by monitor). */
+    private boolean syncing;
+    private int waiters;
+    private volatile RuntimeException failure;
+    private volatile boolean closed;
+
+    private final Object syncLock = new Object();
+    /** The newest fsync'ed version, registered as in use (guarded by syncLock). */
+    private MVStore.TxCounter syncBarrier;
+
+    final LongAdder writeCount = new LongAdder();
+    final LongAdder commitCount = new LongAdder();
+    final LongAdder commitNanos = new LongAdder();
+    final LongAdder syncCount = new LongAdder();
+
+    /**
+     * @param durable false only to measure the stock behaviour: writes are neither serialized nor committed here
+     *                (the store's own auto-commit must then be on)
+     * @param fsync   whether a write also waits for an fsync covering it
+     */
+    DurableH2Backend(MVStore store, boolean durable, boolean fsync) {
+        super(store); // opens the databases found in the store
+        this.store = store;
+        this.durable = durable;
+        this.fsync = fsync;
+        store.commit();
+    }
+
+    static boolean isReadCommand(String command, Document query) {
+        String name = command.toLowerCase(Locale.ROOT);
+        if (name.equals("aggregate")) {
+            // $out and $merge write the pipeline's result into a collection
+            if (query.get("pipeline") instanceof List<?> stages) {
+                for (Object stage : stages) {
+                    if (stage instanceof Document d && (d.containsKey("$out") || d.containsKey("$merge"))) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
+        return READS.contains(name);
+    }
+
+    private boolean isRead(String databaseName, String command, Document query) {
+        // resolving a database that is not open yet creates it (and writes its maps)
+        return isReadCommand(command, query)
+            && (databaseName.equals("admin") || listDatabaseNames().contains(databaseName));
+    }
+
+    @Override
+    public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
+        if (isRead(databaseName, command, query)) {
+            return read(() -> super.handleCommand(channel, databaseName, command, query));
+        }
+        return write(() -> super.handleCommand(channel, databaseName, command, query));
+    }
+
+    @Override
+    public QueryResult handleQuery(MongoQuery query) {
+        // legacy OP_QUERY on a collection: a read, unless its database still has to be created
+        if (listDatabaseNames().contains(query.getDatabaseName())) {
+            return read(() -> super.handleQuery(query));
+        }
+        return write(() -> super.handleQuery(query));
+    }
+
+    @Override
+    public void dropDatabase(String databaseName) {
+        write(() -> {
+            super.dropDatabase(databaseName);
+            return null;
+        });
+    }
+
+    private <T> T read(Supplier<T> operation) {
+        MVStore.TxCounter usage = store.registerVersionUsage();
+        try {
+            return operation.get();
+        } finally {
+            store.deregisterVersionUsage(usage);
+        }
+    }
+
+    /** Applies a write under the lock; returns once a commit (and with fsync on, an fsync) covers it. */
+    private <T> T write(Supplier<T> operation) {
+        writeCount.increment();
+        if (!durable) {
+            return operation.get();
+        }
+        T result = null;
+        RuntimeException error = null;
+        long seq;
+        boolean nested;
+        applyLock.lock();
+        try {
+            // a nested write (dropDatabase called from handleCommand) is committed with the outer one
+            nested = applyLock.getHoldCount() > 1;
+            if (closed) {
+                throw new MongoServerException("server is shutting down");
+            }
+            try {
+                result = operation.get();
+            } catch (RuntimeException e) {
+                // whatever the failed write did apply is committed too before the error is answered
+                error = e;
+            }
+            seq = ++applied;
+        } finally {
+            release();
+        }
+        if (!nested) {
+            awaitCommitted(seq);
+            if (fsync) {
+                awaitSynced(seq);
+            }
+        }
+        if (error != null) {
+            throw error;
+        }
+        return result;
+    }
+
+    /** Releases applyLock, first committing the applied writes unless a queued thread will do so. */
+    private void release() {
+        try {
+            if (applyLock.getHoldCount() == 1 && applied > committed && !applyLock.hasQueuedThreads()
+                && !closed && failure == null) {
+                commitLocked();
+            }
+        } finally {
+            applyLock.unlock();
+        }
+    }
+
+    /** Commits every applied write (applyLock held) and tells the waiting writers. */
+    private void commitLocked() {
+        long target = applied;
+        long t0 = System.nanoTime();
+        try {
+            store.commit();
+        } catch (RuntimeException e) {
+            synchronized (monitor) {
+                failure = e;
+                monitor.notifyAll();
+            }
+            throw e;
+        }
+        commitCount.increment();
+        commitNanos.add(System.nanoTime() - t0);
+        synchronized (monitor) {
+            committed = target;
+            if (waiters > 0) {
+                monitor.notifyAll();
+            }
+        }
+    }
+
+    private void awaitCommitted(long seq) {
+        if (committed >= seq) {
+            return;
+        }
+        synchronized (monitor) {
+            while (committed < seq) {
+                checkFailure();
+                waitOnMonitor();
+            }
+        }
+    }
+
+    private void awaitSynced(long seq) {
+        while (true) {
+            synchronized (monitor) {
+                while (true) {
+                    if (synced >= seq) {
+                        return;
+                    }
+                    checkFailure();
+                    if (!syncing) {
+                        syncing = true;
+                        break;
+                    }
+                    waitOnMonitor();
+                }
+            }
+            try {
+                syncPoint();
+            } finally {
+                synchronized (monitor) {
+                    syncing = false;
+                    monitor.notifyAll();
+                }
+            }
+        }
+    }
+
+    private void checkFailure() {
+        RuntimeException e = failure;
+        if (e != null) {
+            throw new MongoServerException("the store failed, the write may be lost: " + e.getMessage(), e);
+        }
+    }
+
+    private void waitOnMonitor() {
+        waiters++;
+        try {
+            monitor.wait();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MongoServerException("interrupted while waiting for a commit");
+        } finally {
+            waiters--;
+        }
+    }
+
+    /**
+     * Commits every applied write, fsyncs the file (outside applyLock, so writes go on meanwhile), then moves the
+     * sync barrier to the version just synced and publishes which writes are synced.
+     */
+    void syncPoint() {
+        synchronized (syncLock) {
+            long target;
+            MVStore.TxCounter next;
+            applyLock.lock();
+            try {
+                if (closed) {
+                    return;
+                }
+                if (applied > committed) {
+                    commitLocked();
+                }
+                target = committed;
+                next = store.registerVersionUsage();
+            } finally {
+                applyLock.unlock();
+            }
+            try {
+                store.sync();
+            } catch (RuntimeException e) {
+                store.deregisterVersionUsage(next);
+                synchronized (monitor) {
+                    failure = e;
+                    monitor.notifyAll();
+                }
+                throw e;
+            }
+            syncCount.increment();
+            if (syncBarrier != null) {
+                store.deregisterVersionUsage(syncBarrier);
+            }
+            syncBarrier = next;
+            synchronized (monitor) {
+                synced = Math.max(synced, target);
+                monitor.notifyAll();
+            }
+        }
+    }
+
+    /** Runs an operation on the store between writes (housekeeping), then commits what it changed. */
+    void exclusively(Runnable operation) {
+        applyLock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            operation.run();
+            if (store.hasUnsavedChanges()) {
+                commitLocked();
+            }
+        } finally {
+            applyLock.unlock();
+        }
+    }
+
+    /** Stops accepting writes, commits and fsyncs what is applied, then closes the store with compaction. */
+    void closeStore(int compactMillis) {
+        synchronized (syncLock) {
+            applyLock.lock();
+            try {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                if (durable) {
+                    commitLocked();
+                    store.sync();
+                    synchronized (monitor) {
+                        synced = committed;
+                        monitor.notifyAll();
+                    }
+                }
+                if (syncBarrier != null) {
+                    store.deregisterVersionUsage(syncBarrier);
+                    syncBarrier = null;
+                }
+                // close(ms): commit, compact (rewrite chunks with a low fill rate, move chunks to the start of the
+                // file and truncate it) for up to ms milliseconds, write a clean-shutdown header; -1: full rewrite
+                store.close(compactMillis);
+            } finally {
+                applyLock.unlock();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        // MongoServer.shutdown() calls this once its event loops have stopped; the launcher then closes the store
+        // itself (closeStore) with compaction.
+    }
+}
