@@ -1,16 +1,25 @@
 package local.mongo;
 
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
+import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
 
+import de.bwaldvogel.mongo.MongoCollection;
+import de.bwaldvogel.mongo.MongoDatabase;
+import de.bwaldvogel.mongo.backend.CollectionOptions;
+import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
+import de.bwaldvogel.mongo.backend.h2.H2Collection;
+import de.bwaldvogel.mongo.backend.h2.H2Database;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.MongoServerException;
 import de.bwaldvogel.mongo.wire.message.MongoQuery;
@@ -52,6 +61,13 @@ import io.netty.channel.Channel;
  * they may visit is overwritten under them (mongo-java-server materializes query results, so a read ends with its
  * command). A "read" aimed at a database that is not open yet counts as a write, because opening a database
  * creates maps in the store; unknown commands count as writes.
+ *
+ * <p><b>Copy on write.</b> mongo-java-server updates a document by mutating, in place, the object it got from its
+ * query, which with the H2 backend is the very object held in the MVMap page. Another thread encoding a reply that
+ * holds the same object (a findAndModify result waiting for its group commit, a find result) would then send a
+ * later state, or fail with a ConcurrentModificationException. {@link CopyOnWriteCollection} hands out deep copies
+ * of the matching documents instead, so an update builds a new object, stores it with {@code MVMap.put}, and stored
+ * objects are never mutated.
  */
 final class DurableH2Backend extends H2Backend {
 
@@ -102,6 +118,52 @@ final class DurableH2Backend extends H2Backend {
         this.durable = durable;
         this.fsync = fsync;
         store.commit();
+    }
+
+    @Override
+    protected MongoDatabase openOrCreateDatabase(String databaseName) {
+        // called from H2Backend's constructor too, before this class's fields are set: use getMvStore()
+        return new CopyOnWriteDatabase(databaseName, getMvStore(), getCursorRegistry());
+    }
+
+    /**
+     * H2Database whose collections are {@link CopyOnWriteCollection}s (map names as in H2Database 1.47.0). An inner
+     * class: H2Database's constructor already opens collections, before a field of this class could be set, so
+     * the store comes from the enclosing backend.
+     */
+    final class CopyOnWriteDatabase extends H2Database {
+        CopyOnWriteDatabase(String databaseName, MVStore mvStore, CursorRegistry cursorRegistry) {
+            super(databaseName, mvStore, cursorRegistry);
+        }
+
+        @Override
+        protected MongoCollection<Object> openOrCreateCollection(String collectionName, CollectionOptions options) {
+            String fullName = getFullCollectionNamespace(collectionName);
+            MVMap<Object, Document> dataMap = getMvStore().openMap("databases." + fullName);
+            MVMap<String, Object> metaMap = getMvStore().openMap("meta." + fullName);
+            return new CopyOnWriteCollection(this, collectionName, options, dataMap, metaMap, cursorRegistry);
+        }
+    }
+
+    /** H2Collection whose queries return deep copies of the stored documents (see the class comment). */
+    static final class CopyOnWriteCollection extends H2Collection {
+        CopyOnWriteCollection(MongoDatabase database, String collectionName, CollectionOptions options,
+                              MVMap<Object, Document> dataMap, MVMap<String, Object> metaMap,
+                              CursorRegistry cursorRegistry) {
+            super(database, collectionName, options, dataMap, metaMap, cursorRegistry);
+        }
+
+        @Override
+        protected QueryResult matchDocumentsFromStream(Document query, Stream<Document> documentStream,
+                                                       int numberToSkip, int limit, int batchSize,
+                                                       Comparator<Document> documentComparator,
+                                                       Document fieldSelector) {
+            Stream<Document> copies = documentStream
+                .filter(document -> documentMatchesQuery(document, query))
+                .map(Document::cloneDeeply);
+            return super.matchDocumentsFromStream(query, copies, numberToSkip, limit, batchSize, documentComparator,
+                fieldSelector);
+        }
     }
 
     static boolean isReadCommand(String command, Document query) {

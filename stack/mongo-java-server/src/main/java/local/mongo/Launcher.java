@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.h2.mvstore.MVStore;
+import org.h2.mvstore.MVStoreTool;
 
 import de.bwaldvogel.mongo.MongoServer;
 import sun.misc.Signal;
@@ -20,11 +21,13 @@ import sun.misc.Signal;
  * <pre>
  * java -jar mongo-java-server-launcher.jar --listen 127.0.0.1:27017 --file /path/data.mv
  *      [--durability commit|fsync|none] [--sync-interval-ms 200] [--retention-ms 0] [--cache-mb 64] [--threads 16]
- *      [--compact-ms 2000] [--housekeeping-s 5] [--log-level off] [--mvstore-options K:V,...]
+ *      [--compact-ms -1] [--housekeeping-s 1] [--log-level off] [--mvstore-options K:V,...]
  * </pre>
  *
- * SIGTERM / SIGINT: stop listening, close client connections, commit, compact the file for up to
- * {@code --compact-ms} milliseconds (-1: full rewrite), close it with a clean-shutdown marker, exit 0.
+ * SIGTERM / SIGINT: stop listening, close client connections, commit and fsync, close the file with a clean-shutdown
+ * marker and compact it: by default (-1) a full rewrite of the live data into a new file that atomically replaces
+ * the old one ({@code MVStoreTool.compact}); N &gt; 0 spends at most N ms rewriting and moving chunks in place; 0 none.
+ * Then exit 0.
  */
 public final class Launcher {
 
@@ -41,8 +44,8 @@ public final class Launcher {
         int syncIntervalMs = 200;
         int cacheMb = 64;
         int threads = 16;
-        int compactMs = 2000;
-        int housekeepingSeconds = 5;
+        int compactMs = -1;
+        int housekeepingSeconds = 1;
         String logLevel = "off";
         String mvstoreOptions = "";
         int statsSeconds = 0;
@@ -106,6 +109,9 @@ public final class Launcher {
         if (path.getParent() != null) {
             Files.createDirectories(path.getParent());
         }
+        // a full compaction (--compact-ms -1) interrupted by a kill leaves a temp file, or the new file renamed
+        // aside: finish or undo it
+        MVStoreTool.compactCleanUp(path.toString());
         // No background writer thread: autoCommitDelay 0 disables the timed commit, autoCommitBufferSize 0 the
         // commit that MVStore otherwise starts from a writing thread once ~19 MB of changes are unsaved. Every
         // commit is then made by DurableH2Backend, between two writes.
