@@ -98,21 +98,20 @@ function maven(args, cwd) {
 
 /**
  * The embedded MongoDB-wire database: mongo-java-server over an H2 file, through our launcher that commits
- * every write before acknowledging it (stack/mongo-h2), built once into one runnable jar.
+ * every write before acknowledging it (stack/mongo-java-server), built once into one runnable jar.
  */
 export function ensureMongoH2() {
-  const src = join(ROOT, 'stack', 'mongo-h2');
-  const java = ['DurableBackend.java', 'EmbeddedMongo.java'].map((f) =>
-    join(src, 'src', 'main', 'java', 'local', 'stack', f),
+  const src = join(ROOT, 'stack', 'mongo-java-server');
+  const java = ['DurableH2Backend.java', 'Launcher.java'].map((f) =>
+    join(src, 'src', 'main', 'java', 'local', 'mongo', f),
   );
   const key = hashFiles([join(src, 'pom.xml'), ...java]);
-  const jar = join(STACK_DIR, 'bin', `mongo-h2-${key}.jar`);
+  const jar = join(STACK_DIR, 'bin', `mongo-java-server-${key}.jar`);
   if (!existsSync(jar)) {
     log('building the embedded database (mongo-java-server + H2, Maven; first time only)');
-    const build = join(STACK_DIR, 'build', `mongo-h2-${key}`);
-    maven(['package', `-DbuildDirectory=${build}`], src);
+    maven(['package'], src);
     mkdirSync(join(STACK_DIR, 'bin'), { recursive: true });
-    copyFileSync(join(build, 'mongo-h2.jar'), jar);
+    copyFileSync(join(src, 'target', 'mongo-java-server-launcher.jar'), jar);
   }
   return jar;
 }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 
-// The local stack's embedded database (stack/mongo-h2): what it acknowledges survives a SIGKILL, and its
+// The local stack's embedded database (stack/mongo-java-server): what it acknowledges survives a SIGKILL, and its
 // unique indexes agree with the data afterwards.
 
 function freePort(): Promise<number> {
@@ -32,17 +32,19 @@ class EmbeddedDb {
       'java',
       ['-XX:+UseSerialGC', '-jar', jar, '--listen', `127.0.0.1:${this.port}`, '--file', this.file],
       {
-        stdio: ['ignore', 'ignore', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
     this.process = child;
     return new Promise((resolve, reject) => {
       let said = '';
-      child.stderr.on('data', (chunk: Buffer) => {
+      const hear = (chunk: Buffer) => {
         said += chunk.toString();
         if (said.includes('listening on')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`mongo-h2 exited (${code}): ${said}`)));
+      };
+      child.stdout.on('data', hear);
+      child.stderr.on('data', hear);
+      child.once('exit', (code) => reject(new Error(`mongo-java-server exited (${code}): ${said}`)));
     });
   }
 

@@ -4,6 +4,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
@@ -21,6 +27,7 @@ import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.h2.H2Collection;
 import de.bwaldvogel.mongo.backend.h2.H2Database;
 import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.exception.MongoServerError;
 import de.bwaldvogel.mongo.exception.MongoServerException;
 import de.bwaldvogel.mongo.wire.message.MongoQuery;
 import io.netty.channel.Channel;
@@ -191,7 +198,7 @@ final class DurableH2Backend extends H2Backend {
     @Override
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
         if (isRead(databaseName, command, query)) {
-            return read(() -> super.handleCommand(channel, databaseName, command, query));
+            return withinMaxTime(query, () -> read(() -> super.handleCommand(channel, databaseName, command, query)));
         }
         return write(() -> super.handleCommand(channel, databaseName, command, query));
     }
@@ -211,6 +218,33 @@ final class DurableH2Backend extends H2Backend {
             super.dropDatabase(databaseName);
             return null;
         });
+    }
+
+    private final ExecutorService timedReads = Executors.newCachedThreadPool(task -> {
+        Thread thread = new Thread(task, "mongo-java-server-timed-read");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    /**
+     * A read with {@code maxTimeMS} is answered with MaxTimeMSExpired (code 50) once that time has passed, as
+     * MongoDB does; mongo-java-server itself ignores the option. The abandoned scan finishes in the background.
+     */
+    private Document withinMaxTime(Document query, Supplier<Document> operation) {
+        if (!(query.get("maxTimeMS") instanceof Number limit) || limit.longValue() <= 0) return operation.get();
+        Future<Document> answer = timedReads.submit(operation::get);
+        try {
+            return answer.get(limit.longValue(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            answer.cancel(true);
+            throw new MongoServerError(50, "MaxTimeMSExpired", "operation exceeded time limit");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException cause) throw cause;
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     private <T> T read(Supplier<T> operation) {

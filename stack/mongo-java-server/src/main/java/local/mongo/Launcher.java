@@ -21,8 +21,10 @@ import sun.misc.Signal;
  * <pre>
  * java -jar mongo-java-server-launcher.jar --listen 127.0.0.1:27017 --file /path/data.mv
  *      [--durability commit|fsync|none] [--sync-interval-ms 200] [--retention-ms 0] [--cache-mb 64] [--threads 16]
- *      [--compact-ms -1] [--housekeeping-s 1] [--log-level off] [--mvstore-options K:V,...]
+ *      [--compact-ms -1] [--housekeeping-s 1] [--housekeeping-fill 50] [--housekeeping-kb 1024]
+ *      [--log-level off] [--stats-s 0] [--mvstore-options K:V,...]
  * </pre>
+ * (defaults shown; README.md describes each flag)
  *
  * SIGTERM / SIGINT: stop listening, close client connections, commit and fsync, close the file with a clean-shutdown
  * marker and compact it: by default (-1) a full rewrite of the live data into a new file that atomically replaces
@@ -33,8 +35,8 @@ public final class Launcher {
 
     private static final String USAGE = "usage: java -jar mongo-java-server-launcher.jar --listen HOST:PORT --file PATH"
         + " [--durability commit|fsync|none] [--sync-interval-ms N] [--retention-ms N] [--cache-mb N] [--threads N]"
-        + " [--compact-ms N]"
-        + " [--housekeeping-s N] [--log-level off|error|warn|info|debug] [--mvstore-options K:V,...] [--stats-s N]";
+        + " [--compact-ms N|-1] [--housekeeping-s N] [--housekeeping-fill PERCENT] [--housekeeping-kb N]"
+        + " [--log-level off|error|warn|info|debug] [--stats-s N] [--mvstore-options K:V,...]";
 
     public static void main(String[] args) throws Exception {
         String listen = null;
