@@ -168,6 +168,9 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
             `127.0.0.1:${ports.mongo}`,
             '--file',
             join(dataDir, 'mongo-h2', 'data.mv'),
+            // Every query but `_id`/unique equality scans its collection: keep the hot ones in H2's page cache.
+            '--cache-mb',
+            '256',
           ],
           ports.mongo,
         ),
