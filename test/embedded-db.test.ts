@@ -130,6 +130,15 @@ describe('the embedded database (mongo-java-server + H2)', () => {
       Array.from({ length: 50 }, () => col.updateOne({ _id: 'counter' }, { $inc: { n: 1 } })),
     );
     expect((await col.findOne({ _id: 'counter' }))?.n).to.equal(50);
+    // Each caller sees the state its own update produced, never a later one (no reply shares a stored object).
+    const seen = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        col.findOneAndUpdate({ _id: 'counter' }, { $inc: { n: 1 } }, { returnDocument: 'after' }),
+      ),
+    );
+    expect(seen.map((d) => d?.n).sort((x, y) => x! - y!)).to.deep.equal(
+      Array.from({ length: 50 }, (_, i) => 51 + i),
+    );
     await col.insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: `job-${i}`, free: true })));
     const claims = await Promise.all(
       Array.from({ length: 50 }, (_, by) =>
