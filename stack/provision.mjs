@@ -100,7 +100,7 @@ function maven(args, cwd) {
  * The embedded MongoDB-wire database: mongo-java-server over an H2 file, through our launcher that commits
  * every write before acknowledging it (stack/mongo-java-server), built once into one runnable jar.
  */
-export function ensureMongoH2() {
+export function ensureEmbeddedDb() {
   const src = join(ROOT, 'stack', 'mongo-java-server');
   const java = ['DurableH2Backend.java', 'Launcher.java'].map((f) =>
     join(src, 'src', 'main', 'java', 'local', 'mongo', f),
@@ -140,7 +140,7 @@ export function ensureTemporalTestServer() {
 export function provision(env = process.env) {
   const bins = {};
   if (!env.TEMPORAL_ADDRESS || !env.S3_ENDPOINT) Object.assign(bins, ensurePythonTools());
-  if (!env.MONGODB_URI) bins.mongoH2 = ensureMongoH2();
+  if (!env.MONGODB_URI) bins.mongoH2 = ensureEmbeddedDb();
   if (!env.REDIS_URL) bins.redis = ensureRedis();
   return bins;
 }

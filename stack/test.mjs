@@ -1,33 +1,12 @@
 // `npm test`: install, provision, start a throwaway stack on the test ports, run mocha against it.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  ensureMongoH2,
-  ensureNpmDeps,
-  ensureTemporalTestServer,
-  provision,
-  ROOT,
-  STACK_DIR,
-} from './provision.mjs';
+import { ROOT } from './provision.mjs';
 import { runSchemathesis } from './schemathesis.mjs';
-import { startStack } from './services.mjs';
+import { startTestStack } from './test-stack.mjs';
 
-ensureNpmDeps();
-const bins = provision();
-const dataDir = join(STACK_DIR, 'test-data', String(Date.now()));
-const stack = await startStack({ profile: 'test', dataDir, bins });
-
-const env = {
-  ...process.env,
-  ...stack.env,
-  TEMPORAL_TEST_SERVER: ensureTemporalTestServer(),
-  // The embedded database's own tests start it even when the suite runs against MongoDB.
-  MONGO_H2_JAR: bins.mongoH2 ?? ensureMongoH2(),
-  NODE_ENV: 'test',
-  VALIDATE_RESPONSES: 'true',
-  LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-};
+const { env, dataDir, stop } = await startTestStack(String(Date.now()));
 const args = process.argv.length > 2 ? process.argv.slice(2) : ['test/**/*.test.ts'];
 // mocha's own statistics, written by test/stats-reporter.cjs when the run ends.
 const statsFile = join(dataDir, 'mocha-stats.json');
@@ -59,6 +38,5 @@ if (process.argv.length <= 2 && (process.env.CI || process.env.SCHEMATHESIS === 
   code = code || stCode;
 }
 console.log(`tests: ${passed} passed, ${failed} failed, ${stats.pending} skipped`);
-await stack.stop();
-if (!process.env.KEEP_TEST_DATA) rmSync(dataDir, { recursive: true, force: true });
+await stop();
 process.exit(code);
