@@ -1,0 +1,47 @@
+/** How a file's bytes become text. `auto` picks by extension; see parse.ts. */
+export type ParseStrategy = 'auto' | 'llm-vision' | 'text' | 'raw';
+
+/** A run of text, with the 1-based page it came from when the format has pages (PDF). */
+export interface TextSegment {
+  text: string;
+  page?: number;
+}
+
+export interface ParsedDocument {
+  segments: TextSegment[];
+  /** number of pages for paged formats */
+  pageCount?: number;
+}
+
+/** Reads one image (or rendered page) with a vision-capable model and returns its text. */
+export type VisionReader = (input: {
+  bytes: Uint8Array;
+  mimeType: string;
+  /** the file's customInstructions, when set */
+  instructions?: string;
+}) => Promise<string>;
+
+export interface ParseInput {
+  fileName: string;
+  bytes: Uint8Array;
+  strategy: ParseStrategy;
+  customInstructions?: string | null;
+  vision: VisionReader;
+}
+
+/** A file that cannot be parsed as it is (unsupported, empty, encrypted, corrupt). The message is shown to the
+ * user as the file's statusMessage, so it says what is wrong and what to do. Never retried. */
+export class ParseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ParseError';
+  }
+}
+
+export interface Chunk {
+  /** 0-based position in the file */
+  index: number;
+  text: string;
+  /** `5` or `5-7`; null for formats without pages */
+  pages: string | null;
+}
