@@ -3,11 +3,24 @@ import { createCallbackActivities } from './callbacks';
 import { createTurnActivities } from './conversations';
 import { createToolActivities } from './tools';
 import { createUserActivities } from './users';
+import { createEtlActivities } from './knowledge-bases/etl';
+import { createIngestionActivities } from './knowledge-bases/ingestion';
+import { createMaintenanceActivities } from './knowledge-bases/maintenance';
 
 /** What the worker's activities use of the process's dependencies (see lib/deps.ts). */
 export type ActivityDeps = Pick<
   Deps,
-  'config' | 'logger' | 'repos' | 'services' | 'llm' | 'mailer' | 'realtime' | 'outbound'
+  | 'config'
+  | 'logger'
+  | 'repos'
+  | 'services'
+  | 'llm'
+  | 'mailer'
+  | 'realtime'
+  | 'outbound'
+  | 'objects'
+  | 'embedders'
+  | 'vectors'
 >;
 
 /** All activities; each feature gets only the dependencies it needs. */
@@ -29,9 +42,25 @@ export function createActivities(deps: ActivityDeps) {
     ...createToolActivities({
       repos: deps.repos,
       tables: deps.services.tables,
+      knowledge: deps.services.kbSearch,
       outbound: deps.outbound,
       realtime: deps.realtime,
       logger: logger('tools'),
+    }),
+    ...createIngestionActivities({
+      repos: deps.repos,
+      objects: deps.objects,
+      embedders: deps.embedders,
+      vectors: deps.vectors,
+      llm: deps.llm,
+      logger: logger('knowledge-bases'),
+      kb: deps.config.kb,
+    }),
+    ...createMaintenanceActivities(deps),
+    ...createEtlActivities({
+      repos: deps.repos,
+      conversations: deps.services.conversations,
+      logger: logger('knowledge-bases'),
     }),
   };
 }

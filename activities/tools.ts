@@ -1,5 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { FAILURES, type ToolCallInput } from '@contracts';
+import type { KbSearchService } from '@lib/knowledge-bases/kb-search.service';
+import { hitsForModel, KB_SEARCH_TOOL, searchArgs } from '@lib/knowledge-bases/search-tool';
 import type { Logger } from '@lib/logger';
 import type { RealtimeEmitter } from '@lib/realtime/emitter';
 import type { Repositories } from '@lib/repositories';
@@ -10,6 +12,7 @@ export interface ToolActivityDeps extends ToolRunDeps {
   repos: Repositories;
   realtime: Pick<RealtimeEmitter, 'emit'>;
   logger: Logger;
+  knowledge: Pick<KbSearchService, 'searchForAgent'>;
 }
 
 const refuse = (message: string) => ApplicationFailure.nonRetryable(message, FAILURES.toolInput);
@@ -27,6 +30,25 @@ export function createToolActivities(deps: ToolActivityDeps) {
     return config;
   }
 
+  /** A registry tool attached to the agent, with its configuration. */
+  async function registryRun(input: ToolCallInput, args: Record<string, unknown>) {
+    const tool = findTool(input.call.name);
+    const config = tool?.run ? await attachedConfig(input) : null;
+    if (!tool?.run || !config) throw refuse(`tool ${input.call.name} is not attached to this agent`);
+    const ctx = { organizationId: input.organizationId, agentId: input.agentId, config };
+    return () => tool.run!(ctx, args, deps);
+  }
+
+  /** The search over the agent's attached knowledge bases. */
+  function searchRun(input: ToolCallInput, args: Record<string, unknown>) {
+    const search = searchArgs(args);
+    if (!search) throw refuse(`${KB_SEARCH_TOOL} needs a non-empty query`);
+    return async () =>
+      hitsForModel(
+        await deps.knowledge.searchForAgent(input.organizationId, input.agentId, search.query, search.limit),
+      );
+  }
+
   return {
     /** Runs one server tool call; the chat client sees it start and end as `tool-update` events. */
     async runTool(input: ToolCallInput): Promise<string> {
@@ -41,22 +63,16 @@ export function createToolActivities(deps: ToolActivityDeps) {
             ...extra,
           });
       };
-      const tool = findTool(call.name);
-      const config = tool?.run ? await attachedConfig(input) : null;
-      if (!tool?.run || !config) throw refuse(`tool ${call.name} is not attached to this agent`);
       let args: Record<string, unknown>;
       try {
         args = call.arguments ? (JSON.parse(call.arguments) as Record<string, unknown>) : {};
       } catch {
         throw refuse('tool arguments are not valid JSON');
       }
+      const run = call.name === KB_SEARCH_TOOL ? searchRun(input, args) : await registryRun(input, args);
       update('running');
       try {
-        const result = await tool.run(
-          { organizationId: input.organizationId, agentId: input.agentId, config },
-          args,
-          deps,
-        );
+        const result = await run();
         update('completed');
         return JSON.stringify(result);
       } catch (err) {

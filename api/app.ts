@@ -13,7 +13,9 @@ import { agentsHandlers } from './routes/agents';
 import { apiKeysHandlers } from './routes/api-keys';
 import { assumeRoleHandlers } from './routes/assume-role';
 import { conversationsHandlers } from './routes/conversations';
+import { etlRulesHandlers } from './routes/etl-rules';
 import { groupsHandlers } from './routes/groups';
+import { knowledgeBasesHandlers } from './routes/knowledge-bases';
 import { organizationHandlers } from './routes/organization';
 import { tablesBatchBodyParser, tablesHandlers } from './routes/tables';
 import { toolsHandlers } from './routes/tools';
@@ -60,6 +62,8 @@ export function createApp(deps: Deps): Express {
     ...conversationsHandlers(deps),
     ...agentsHandlers(deps),
     ...toolsHandlers(deps),
+    ...knowledgeBasesHandlers(deps),
+    ...etlRulesHandlers(deps),
   });
   app.use(errorHandler(deps.logger));
   return app;

@@ -27,6 +27,29 @@ const schema = z.object({
   S3_ACCESS_KEY_ID: z.string().optional(),
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_FORCE_PATH_STYLE: bool,
+  /** Where clients reach S3 (signed upload and download URLs), when it differs from S3_ENDPOINT. */
+  S3_PUBLIC_ENDPOINT: z.string().url().optional(),
+
+  /** The largest file a knowledge base accepts (bytes; larger uploads end in ERROR). */
+  KB_MAX_FILE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(100 * 1024 * 1024),
+  /** The vision-capable model that reads images (and PDF pages with parseStrategy llm-vision). */
+  VISION_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  /** `local`: the in-process sentence-embedding model (the offline default); `openai`: the embeddings API. */
+  EMBEDDINGS_PROVIDER: z.enum(['local', 'openai']).default('local'),
+  /** The OpenAI-compatible embedding model (EMBEDDINGS_PROVIDER=openai). */
+  EMBEDDING_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  /** The folder of the local embedding model (provisioned by the stack). */
+  LOCAL_EMBEDDING_MODEL_DIR: z.string().optional(),
+  /** `lancedb`: the embedded vector store on local disk (VECTOR_DIR); `pinecone`: Pinecone. */
+  VECTOR_STORE: z.enum(['lancedb', 'pinecone']).default('lancedb'),
+  VECTOR_DIR: z.string().min(1).default('.data/vectors'),
+  PINECONE_API_KEY: z.string().optional(),
+  /** JSON map from embedding model id to its Pinecone index: {"openai:text-embedding-3-small":{"name":"kb-small"}} */
+  PINECONE_INDEXES: z.string().optional(),
 
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
 
@@ -89,6 +112,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       accessKeyId: c.S3_ACCESS_KEY_ID,
       secretAccessKey: c.S3_SECRET_ACCESS_KEY,
       forcePathStyle: c.S3_FORCE_PATH_STYLE ?? Boolean(c.S3_ENDPOINT),
+      publicEndpoint: c.S3_PUBLIC_ENDPOINT,
+    },
+    kb: { maxFileBytes: c.KB_MAX_FILE_BYTES, visionModel: c.VISION_MODEL },
+    embeddings: {
+      provider: c.EMBEDDINGS_PROVIDER,
+      model: c.EMBEDDING_MODEL,
+      localModelDir: c.LOCAL_EMBEDDING_MODEL_DIR,
+    },
+    vectors: {
+      kind: c.VECTOR_STORE,
+      dir: c.VECTOR_DIR,
+      pineconeApiKey: c.PINECONE_API_KEY,
+      pineconeIndexes: c.PINECONE_INDEXES,
     },
     redisUrl: c.REDIS_URL,
     mail: { smtpUrl: c.SMTP_URL, from: c.MAIL_FROM },

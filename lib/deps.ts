@@ -12,6 +12,11 @@ import { createMailer, type Mailer } from './mail';
 import { createRealtimeEmitter, type RealtimeEmitter } from './realtime/emitter';
 import { MODELS, Repositories } from './repositories';
 import { createS3Client } from './s3';
+import { createEmbedder } from './embeddings/create-embedder';
+import { Embedders } from './embeddings/embedders';
+import { ObjectStore } from './knowledge-bases/object-store';
+import { createVectorStore } from './vectors/create-vector-store';
+import type { VectorStore } from './vectors/vector-store';
 import { createServices, type Services } from './services';
 import { createTemporalClient, type TemporalDeps } from './temporal/client';
 
@@ -35,6 +40,10 @@ export interface Deps {
   llm: OpenAI;
   mailer: Mailer;
   outbound: OutboundClient;
+  /** knowledge-base file bytes */
+  objects: ObjectStore;
+  embedders: Embedders;
+  vectors: VectorStore;
 }
 
 export async function createDeps(config: Config, opts: { logger?: Logger } = {}): Promise<Deps> {
@@ -51,27 +60,53 @@ export async function createDeps(config: Config, opts: { logger?: Logger } = {})
   });
   redis.on('error', (err: Error) => logger.warn({ err }, 'redis error'));
   const realtime = createRealtimeEmitter(redis);
+  const s3 = createS3Client(config.s3);
+  const signer = config.s3.publicEndpoint
+    ? createS3Client({ ...config.s3, endpoint: config.s3.publicEndpoint })
+    : s3;
+  const objects = new ObjectStore(s3, signer, config.s3.bucket);
+  const llm = createLlmClient(config.llm);
+  const embedders = new Embedders(createEmbedder(config.embeddings, llm));
+  const vectors = createVectorStore(config.vectors);
   return {
     config,
     logger,
     db,
     repos,
-    services: createServices({ repos, temporal, tokens, outbound, realtime, config }),
+    services: createServices({
+      repos,
+      temporal,
+      tokens,
+      outbound,
+      realtime,
+      config,
+      objects,
+      embedders,
+      vectors,
+    }),
     temporal,
     tokens,
     authenticator: new Authenticator(repos, tokens, config.auth.oidc),
-    s3: createS3Client(config.s3),
+    s3,
     redis,
     realtime,
-    llm: createLlmClient(config.llm),
+    llm,
     mailer: createMailer(config.mail.smtpUrl, config.mail.from),
     outbound,
+    objects,
+    embedders,
+    vectors,
   };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
   deps.mailer.close();
   await deps.outbound.close();
-  await Promise.allSettled([deps.db.close(), deps.temporal.connection.close(), deps.redis.quit()]);
+  await Promise.allSettled([
+    deps.db.close(),
+    deps.temporal.connection.close(),
+    deps.redis.quit(),
+    deps.vectors.close(),
+  ]);
   deps.s3.destroy();
 }

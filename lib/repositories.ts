@@ -26,6 +26,16 @@ import { memberModel } from '@lib/users/member.schema';
 import { MembersRepository } from '@lib/users/members.repository';
 import { UserAccountsRepository } from '@lib/users/user-accounts.repository';
 import { userModel } from '@lib/users/user.schema';
+import { agentKbAttachmentModel } from '@lib/knowledge-bases/agent-kb-attachment.schema';
+import { AgentKbAttachmentsRepository } from '@lib/knowledge-bases/agent-kb-attachments.repository';
+import { etlRuleModel } from '@lib/knowledge-bases/etl-rule.schema';
+import { EtlRulesRepository } from '@lib/knowledge-bases/etl-rules.repository';
+import { kbChunkModel } from '@lib/knowledge-bases/kb-chunk.schema';
+import { KbChunksRepository } from '@lib/knowledge-bases/kb-chunks.repository';
+import { kbFileModel } from '@lib/knowledge-bases/kb-file.schema';
+import { KbFilesRepository } from '@lib/knowledge-bases/kb-files.repository';
+import { knowledgeBaseModel } from '@lib/knowledge-bases/knowledge-base.schema';
+import { KnowledgeBasesRepository } from '@lib/knowledge-bases/knowledge-bases.repository';
 
 /** Every collection with a schema; their indexes are built at connect. */
 export const MODELS: readonly ModelDef[] = [
@@ -43,6 +53,11 @@ export const MODELS: readonly ModelDef[] = [
   agentLinkModel,
   groupAgentMappingModel,
   agentEmailModel,
+  knowledgeBaseModel,
+  kbFileModel,
+  kbChunkModel,
+  etlRuleModel,
+  agentKbAttachmentModel,
 ] as readonly ModelDef[];
 
 /** The repositories of one organization: everything a service or activity may read or write for it. */
@@ -81,6 +96,21 @@ export class TenantRepositories {
   }
   get tables() {
     return new TablesRepository(this.db, this.organizationId);
+  }
+  get knowledgeBases() {
+    return new KnowledgeBasesRepository(this.db, this.organizationId);
+  }
+  get kbFiles() {
+    return new KbFilesRepository(this.db, this.organizationId);
+  }
+  get kbChunks() {
+    return new KbChunksRepository(this.db, this.organizationId);
+  }
+  get etlRules() {
+    return new EtlRulesRepository(this.db, this.organizationId);
+  }
+  get agentKnowledgeBases() {
+    return new AgentKbAttachmentsRepository(this.db, this.organizationId);
   }
   /** Rows of a table that was loaded through `tables` (so it belongs to this organization). */
   tableRows(table: Pick<CustomTableDoc, '_id'>) {

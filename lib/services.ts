@@ -16,6 +16,15 @@ import { TablesService } from '@lib/tables/tables.service';
 import type { TemporalDeps } from '@lib/temporal/client';
 import { AgentToolsService } from '@lib/tools/agent-tools.service';
 import { UsersService } from '@lib/users/users.service';
+import type { Embedders } from '@lib/embeddings/embedders';
+import { AgentKnowledgeBasesService } from '@lib/knowledge-bases/agent-kb.service';
+import { EtlRulesService } from '@lib/knowledge-bases/etl-rules.service';
+import { KbAccess } from '@lib/knowledge-bases/kb-access';
+import { KbFilesService } from '@lib/knowledge-bases/kb-files.service';
+import { KbSearchService } from '@lib/knowledge-bases/kb-search.service';
+import { KnowledgeBasesService } from '@lib/knowledge-bases/knowledge-bases.service';
+import type { ObjectStore } from '@lib/knowledge-bases/object-store';
+import type { VectorStore } from '@lib/vectors/vector-store';
 
 export interface ServiceDeps {
   repos: Repositories;
@@ -24,12 +33,17 @@ export interface ServiceDeps {
   outbound: OutboundClient;
   realtime: RealtimeEmitter;
   config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg'>;
+  objects: ObjectStore;
+  embedders: Embedders;
+  vectors: VectorStore;
 }
 
 /** One instance of every feature service, wired once per process. */
-export function createServices({ repos, temporal, tokens, outbound, realtime, config }: ServiceDeps) {
+export function createServices(deps: ServiceDeps) {
+  const { repos, temporal, tokens, outbound, realtime, config } = deps;
   const access = new AgentAccess(repos);
   const agents = new AgentsService(repos, access);
+  const kbAccess = new KbAccess(repos, access);
   return {
     organization: new OrganizationService(repos),
     users: new UsersService(repos, temporal, realtime),
@@ -49,6 +63,17 @@ export function createServices({ repos, temporal, tokens, outbound, realtime, co
       config.maxConcurrentTurnsPerOrg,
     ),
     tables: new TablesService(repos, config.tableQueryTimeoutMs),
+    knowledgeBases: new KnowledgeBasesService(
+      repos,
+      kbAccess,
+      access,
+      temporal,
+      deps.embedders.defaultEmbedder.model,
+    ),
+    kbFiles: new KbFilesService(repos, kbAccess, temporal, deps.objects),
+    kbSearch: new KbSearchService(repos, kbAccess, deps.embedders, deps.vectors),
+    etlRules: new EtlRulesService(repos, kbAccess, access),
+    agentKnowledgeBases: new AgentKnowledgeBasesService(repos, agents, kbAccess),
   };
 }
 

@@ -37,6 +37,7 @@ describe('agent server tools', () => {
     createToolActivities({
       repos: env.deps.repos,
       tables: env.deps.services.tables,
+      knowledge: env.deps.services.kbSearch,
       outbound: createOutboundClient({ allowPrivate }),
       realtime: { emit: () => undefined },
       logger: createLogger('silent'),

@@ -2,3 +2,6 @@
 export * from './invitation';
 export * from './turn';
 export * from './agent-call';
+export * from './ingest-file';
+export * from './purge-knowledge';
+export * from './copy-knowledge-base';

@@ -33,7 +33,7 @@ export class AgentsService {
 
   /** What else goes when an agent goes. Knowledge-base and chain attachments add their repositories here. */
   private dependents(tenant: TenantRepositories): Array<{ removeForAgent(agentId: string): Promise<void> }> {
-    return [tenant.toolAttachments, tenant.agentLinks, tenant.groupAgents];
+    return [tenant.toolAttachments, tenant.agentLinks, tenant.groupAgents, tenant.agentKnowledgeBases];
   }
 
   async list(ctx: RequestContext, opts: AgentListOptions) {

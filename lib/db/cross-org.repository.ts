@@ -2,6 +2,12 @@ import { apiKeyModel, type ApiKeyDoc } from '@lib/api-keys/api-key.schema';
 import { agentEmailModel, type AgentEmailDoc } from '@lib/agents/agent-email.schema';
 import { agentModel, type AgentDoc } from '@lib/agents/agent.schema';
 import { newId } from '@lib/ids';
+import { agentKbAttachmentModel } from '@lib/knowledge-bases/agent-kb-attachment.schema';
+import {
+  kbDocId,
+  knowledgeBaseModel,
+  type KnowledgeBaseDoc,
+} from '@lib/knowledge-bases/knowledge-base.schema';
 import { organizationModel, type OrganizationDoc } from '@lib/organization/organization.schema';
 import type { Database } from './connection';
 import { isDuplicateKey } from './duplicate-key';
@@ -57,5 +63,28 @@ export class CrossOrgRepository {
       .model(organizationModel)
       .create({ _id: newId('org'), name, pendingChanges: [] });
     return doc.toObject();
+  }
+
+  /** Another organization's knowledge base, only when it is public: public ones are searchable and attachable
+   * by every organization. */
+  async findPublicKnowledgeBaseCrossOrg(organizationId: string, knowledgeBaseId: string) {
+    const kb = await this.db
+      .model(knowledgeBaseModel)
+      .findById(kbDocId(organizationId, knowledgeBaseId))
+      .lean<KnowledgeBaseDoc>();
+    return kb?.isPublic && !kb.deletedAt ? kb : null;
+  }
+
+  /** The public knowledge bases of every organization but `exceptOrganizationId` (global search). */
+  listPublicKnowledgeBasesCrossOrg(exceptOrganizationId: string) {
+    return this.db
+      .model(knowledgeBaseModel)
+      .find({ isPublic: true, deletedAt: null, organizationId: { $ne: exceptOrganizationId } })
+      .lean<KnowledgeBaseDoc[]>();
+  }
+
+  /** A deleted knowledge base leaves no attachment behind, in whichever organization's agents hold one. */
+  async removeKnowledgeBaseAttachmentsCrossOrg(kbOrganizationId: string, knowledgeBaseId: string) {
+    await this.db.model(agentKbAttachmentModel).deleteMany({ kbOrganizationId, knowledgeBaseId });
   }
 }

@@ -1,5 +1,6 @@
 import type { ModelTool } from '@contracts';
 import type { TenantRepositories } from '@lib/repositories';
+import { kbSearchModelTool } from '@lib/knowledge-bases/search-tool';
 import { modelToolOf } from './registry';
 
 const askParameters = {
@@ -10,10 +11,13 @@ const askParameters = {
 
 /**
  * The tools a model sees for an agent: its attached registry tools and, when `call_agent` is attached, one
- * `ask_<agentId>` per agent attached to it.
+ * `ask_<agentId>` per agent attached to it, and `search_knowledge_bases` when knowledge bases are attached.
  */
 export async function loadModelTools(tenant: TenantRepositories, agentId: string): Promise<ModelTool[]> {
-  const attachments = await tenant.toolAttachments.list(agentId);
+  const [attachments, knowledgeBases] = await Promise.all([
+    tenant.toolAttachments.list(agentId),
+    tenant.agentKnowledgeBases.list(agentId),
+  ]);
   const links = attachments.some((a) => a.toolCode === 'call_agent')
     ? await tenant.agentLinks.list(agentId)
     : [];
@@ -33,5 +37,6 @@ export async function loadModelTools(tenant: TenantRepositories, agentId: string
       },
     ];
   });
-  return [...server, ...agents];
+  const knowledge = knowledgeBases.length ? [kbSearchModelTool(knowledgeBases)] : [];
+  return [...server, ...agents, ...knowledge];
 }

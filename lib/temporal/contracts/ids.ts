@@ -10,6 +10,13 @@ export const workflowIds = {
   turnPrefix: (organizationId: string) => `turn-${organizationId}-`,
   /** The child workflow an agent asks through one tool call of a turn or of another agent call. */
   agentCall: (parentWorkflowId: string, toolCallId: string) => `agent-call-${parentWorkflowId}-${toolCallId}`,
+  /** One ingestion run of one generation of a file (reindex starts the next generation). */
+  ingestFile: (organizationId: string, fileId: string, generation: number) =>
+    `ingest-${organizationId}-${fileId}-${generation}`,
+  purgeFile: (organizationId: string, fileId: string) => `kb-file-delete-${organizationId}-${fileId}`,
+  purgeKnowledgeBase: (organizationId: string, knowledgeBaseId: string) =>
+    `kb-delete-${organizationId}-${knowledgeBaseId}`,
+  copyKnowledgeBase: (organizationId: string, messageId: string) => `kb-copy-${organizationId}-${messageId}`,
   /** Before workflow ids were scoped by conversation (histories recorded then still use it). */
   agentCallV1: (organizationId: string, requestId: string, toolCallId: string) =>
     `agent-call-${organizationId}-${requestId}-${toolCallId}`,

@@ -4,4 +4,5 @@
 export * from './conversations';
 export * from './ids';
 export * from './invitation';
+export * from './knowledge-bases';
 export * from './names';

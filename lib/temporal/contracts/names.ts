@@ -3,6 +3,9 @@ export const WORKFLOWS = {
   invitation: 'sendInvitationWorkflow',
   turn: 'agentTurnWorkflow',
   agentCall: 'agentCallWorkflow',
+  ingestFile: 'ingestFileWorkflow',
+  purgeKnowledge: 'purgeKnowledgeWorkflow',
+  copyKnowledgeBase: 'copyKnowledgeBaseWorkflow',
 } as const;
 
 /**
@@ -20,4 +23,10 @@ export const FAILURES = {
   permanentMail: 'PermanentMailError',
   /** what a turn or agent call needs (its agent, its conversation) no longer exists */
   turnTargetGone: 'TurnTargetGone',
+  /** a file cannot be parsed as it is (unsupported, empty, encrypted, corrupt) */
+  fileUnparseable: 'FileUnparseable',
+  /** the embedding server refused the input or the model */
+  embeddingRejected: 'EmbeddingRejected',
+  /** an ingestion run's file was deleted or reindexed meanwhile: the run stops and writes nothing */
+  fileSuperseded: 'FileSuperseded',
 } as const;

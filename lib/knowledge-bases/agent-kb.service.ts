@@ -1,0 +1,51 @@
+import type { AgentsService } from '@lib/agents/agents.service';
+import type { RequestContext } from '@lib/auth/context';
+import { notFound } from '@lib/errors';
+import type { Repositories } from '@lib/repositories';
+import type { KbAccess } from './kb-access';
+import { toAgentKbView } from './views';
+
+/** Knowledge bases attached to agents: reads need read access to the agent, changes agents.manage. */
+export class AgentKnowledgeBasesService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly agents: AgentsService,
+    private readonly access: KbAccess,
+  ) {}
+
+  private attachments(ctx: RequestContext) {
+    return this.repos.tenant(ctx.organizationId).agentKnowledgeBases;
+  }
+
+  async list(ctx: RequestContext, agentId: string) {
+    await this.agents.readable(ctx, agentId);
+    const knowledgebases = (await this.attachments(ctx).list(agentId)).map(toAgentKbView);
+    return { organizationId: ctx.organizationId, agentId, knowledgebases };
+  }
+
+  /** Own knowledge bases the caller can read, or another organization's public one. */
+  async attach(ctx: RequestContext, agentId: string, knowledgeBaseId: string, kbOrganizationId?: string) {
+    await this.agents.manageable(ctx, agentId);
+    const kbOrg = kbOrganizationId ?? ctx.organizationId;
+    const kb =
+      kbOrg === ctx.organizationId
+        ? await this.access.readable(ctx, knowledgeBaseId)
+        : await this.repos.crossOrg.findPublicKnowledgeBaseCrossOrg(kbOrg, knowledgeBaseId);
+    if (!kb) throw notFound('knowledge base');
+    const attachment = await this.attachments(ctx).create({
+      agentId,
+      knowledgeBaseId,
+      kbOrganizationId: kbOrg,
+      kbTitle: kb.title,
+      creatorUserId: ctx.userId,
+    });
+    return toAgentKbView(attachment);
+  }
+
+  async detach(ctx: RequestContext, agentId: string, knowledgeBaseId: string) {
+    await this.agents.manageable(ctx, agentId);
+    if (!(await this.attachments(ctx).remove(agentId, knowledgeBaseId)))
+      throw notFound('knowledge base attachment');
+    return { organizationId: ctx.organizationId, agentId, knowledgeBaseId };
+  }
+}

@@ -1,0 +1,185 @@
+import { WORKFLOWS, workflowIds, type IngestFileWorkflow, type PurgeKnowledgeWorkflow } from '@contracts';
+import type { RequestContext } from '@lib/auth/context';
+import { badRequest, conflict, notFound } from '@lib/errors';
+import { newId } from '@lib/ids';
+import { page, type PageRequest } from '@lib/paging';
+import type { Repositories } from '@lib/repositories';
+import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
+import type { KbAccess } from './kb-access';
+import type { FileStatus, KbFileDoc } from './kb-file.schema';
+import {
+  DOWNLOAD_LINK_SECONDS,
+  objectKey,
+  UPLOAD_URL_SECONDS,
+  UPLOAD_WAIT_MS,
+  type ObjectStore,
+} from './object-store';
+import { checkUploadType } from './parsing/file-types';
+import type { ParseStrategy } from './parsing/types';
+import { toFileView } from './views';
+
+export interface UploadUrlBody {
+  fileName: string;
+  contentType: string;
+  createDownloadLink?: boolean;
+  parseStrategyOverride?: ParseStrategy;
+  customInstructions?: string;
+  externalFileUrl?: string;
+}
+
+const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
+
+export class KbFilesService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly access: KbAccess,
+    private readonly temporal: TemporalDeps,
+    private readonly objects: ObjectStore,
+  ) {}
+
+  private files(ctx: RequestContext) {
+    return this.repos.tenant(ctx.organizationId).kbFiles;
+  }
+
+  private async file(ctx: RequestContext, knowledgeBaseId: string, fileId: string) {
+    const file = await this.files(ctx).get(knowledgeBaseId, fileId);
+    if (!file) throw notFound('file');
+    return file;
+  }
+
+  /** Starts the ingestion run of a file's current generation (idempotent per generation). */
+  private async ingest(file: KbFileDoc, copyOf?: { organizationId: string; fileId: string }) {
+    await startIdempotent<IngestFileWorkflow>(this.temporal, WORKFLOWS.ingestFile, {
+      workflowId: workflowIds.ingestFile(file.organizationId, file._id, file.generation),
+      args: [
+        {
+          organizationId: file.organizationId,
+          knowledgeBaseId: file.knowledgeBaseId,
+          fileId: file._id,
+          generation: file.generation,
+          uploadDeadline: new Date(Date.now() + UPLOAD_WAIT_MS).toISOString(),
+          copyOf,
+        },
+      ],
+    });
+  }
+
+  async createUploadUrl(ctx: RequestContext, knowledgeBaseId: string, body: UploadUrlBody) {
+    await this.access.writable(ctx, knowledgeBaseId);
+    const fileName = body.fileName.trim();
+    const problem = checkUploadType(fileName, body.contentType);
+    if (problem) throw badRequest(problem);
+    const fileId = newId('kbf');
+    const key = objectKey(ctx.organizationId, knowledgeBaseId, fileId, fileName);
+    // The URL first: a record whose URL could not be made would wait for bytes that cannot come.
+    const uploadUrl = await this.objects.uploadUrl(key, body.contentType);
+    const downloadLink = body.createDownloadLink ? await this.objects.downloadUrl(key, fileName) : undefined;
+    const file = await this.files(ctx).create(fileId, {
+      knowledgeBaseId,
+      fileName,
+      key,
+      contentType: body.contentType,
+      status: 'WAITING-UPLOAD',
+      creatorUserId: ctx.userId,
+      parseStrategyOverride: body.parseStrategyOverride ?? null,
+      customInstructions: body.customInstructions ?? null,
+      externalFileUrl: body.externalFileUrl ?? null,
+    });
+    try {
+      await this.ingest(file);
+    } catch (err) {
+      // Never a file waiting for a run that does not exist: it says what happened and how to go on.
+      await this.files(ctx).setForGeneration(fileId, file.generation, {
+        status: 'ERROR',
+        statusMessage: 'processing could not be started; reindex the file once the service is healthy',
+      });
+      throw err;
+    }
+    return {
+      ...toFileView(file),
+      uploadUrl,
+      uploadUrlExpiresAt: inSeconds(UPLOAD_URL_SECONDS),
+      ...(downloadLink ? { downloadLink } : {}),
+    };
+  }
+
+  async list(
+    ctx: RequestContext,
+    knowledgeBaseId: string,
+    opts: { query?: string; status?: FileStatus } & PageRequest,
+  ) {
+    await this.access.readable(ctx, knowledgeBaseId);
+    const { items, total } = await this.files(ctx).list(knowledgeBaseId, opts);
+    return page(items.map(toFileView), total, opts.offset);
+  }
+
+  async get(ctx: RequestContext, knowledgeBaseId: string, fileId: string) {
+    await this.access.readable(ctx, knowledgeBaseId);
+    return toFileView(await this.file(ctx, knowledgeBaseId, fileId));
+  }
+
+  /** Hides the file at once; a durable workflow removes its object, chunks and vectors. */
+  async remove(ctx: RequestContext, knowledgeBaseId: string, fileId: string) {
+    await this.access.writable(ctx, knowledgeBaseId);
+    await this.file(ctx, knowledgeBaseId, fileId);
+    if (!(await this.files(ctx).markDeleted(fileId))) throw notFound('file');
+    await startIdempotent<PurgeKnowledgeWorkflow>(this.temporal, WORKFLOWS.purgeKnowledge, {
+      workflowId: workflowIds.purgeFile(ctx.organizationId, fileId),
+      args: [{ organizationId: ctx.organizationId, knowledgeBaseId, fileId }],
+    });
+    return { message: 'the file and its embeddings are being deleted', fileId };
+  }
+
+  /** A new generation: WAITING-UPLOAD again when the bytes never came, else ENQUEUED. */
+  async reindex(ctx: RequestContext, knowledgeBaseId: string, fileId: string) {
+    await this.access.writable(ctx, knowledgeBaseId);
+    const current = await this.file(ctx, knowledgeBaseId, fileId);
+    const next = await this.files(ctx).nextGeneration(
+      fileId,
+      current.uploadedAt ? 'ENQUEUED' : 'WAITING-UPLOAD',
+    );
+    if (!next) throw notFound('file');
+    await this.ingest(next);
+    return toFileView(next);
+  }
+
+  async downloadLink(ctx: RequestContext, knowledgeBaseId: string, fileId: string) {
+    await this.access.readable(ctx, knowledgeBaseId);
+    const file = await this.file(ctx, knowledgeBaseId, fileId);
+    if (!file.uploadedAt) throw conflict('the file has no bytes yet: upload them to its uploadUrl first');
+    return {
+      fileId,
+      downloadLink: await this.objects.downloadUrl(file.key, file.fileName),
+      expiresAt: inSeconds(DOWNLOAD_LINK_SECONDS),
+    };
+  }
+
+  /** Copies a READY file into another knowledge base of the organization; the copy becomes READY by itself. */
+  async copy(
+    ctx: RequestContext,
+    knowledgeBaseId: string,
+    fileId: string,
+    destinationKnowledgeBaseId: string,
+  ) {
+    await this.access.readable(ctx, knowledgeBaseId);
+    await this.access.writable(ctx, destinationKnowledgeBaseId);
+    const source = await this.file(ctx, knowledgeBaseId, fileId);
+    if (source.status !== 'READY')
+      throw conflict(`only READY files can be copied; this one is ${source.status}`);
+    const copyId = newId('kbf');
+    const copy = await this.files(ctx).create(copyId, {
+      knowledgeBaseId: destinationKnowledgeBaseId,
+      fileName: source.fileName,
+      key: objectKey(ctx.organizationId, destinationKnowledgeBaseId, copyId, source.fileName),
+      contentType: source.contentType,
+      status: 'ENQUEUED',
+      creatorUserId: ctx.userId,
+      parseStrategyOverride: source.parseStrategyOverride,
+      customInstructions: source.customInstructions,
+      externalFileUrl: source.externalFileUrl,
+      sizeBytes: source.sizeBytes,
+    });
+    await this.ingest(copy, { organizationId: ctx.organizationId, fileId });
+    return toFileView(copy);
+  }
+}

@@ -1,0 +1,195 @@
+import picomatch from 'picomatch';
+import type { RequestContext } from '@lib/auth/context';
+import { badRequest, notFound } from '@lib/errors';
+import type { Repositories } from '@lib/repositories';
+import type { Embedders } from '@lib/embeddings/embedders';
+import type { VectorMatch, VectorStore } from '@lib/vectors/vector-store';
+import type { KbAccess } from './kb-access';
+import type { KbChunkDoc } from './kb-chunk.schema';
+import type { KbFileDoc } from './kb-file.schema';
+import type { KnowledgeBaseDoc } from './knowledge-base.schema';
+
+/** `cursor + limit` may reach this many hits: deeper pages of a similarity ranking are noise. */
+export const MAX_SEARCH_DEPTH = 1000;
+const MAX_KB_IDS = 50;
+
+export interface SearchOptions {
+  q: string;
+  limit: number;
+  offset: number;
+  filePattern?: string;
+}
+
+export interface SearchHit {
+  vectorId: string;
+  fileId: string;
+  fileName: string;
+  key: string;
+  pages: string | null;
+  text: string;
+  externalFileUrl: string | null;
+  knowledgeBaseId: string;
+  organizationId: string;
+  score: number;
+}
+
+type Scored = VectorMatch & { organizationId: string };
+
+/** Semantic search over knowledge bases: one, every readable one (with public ones of other organizations), or
+ * those attached to an agent. Each knowledge base is searched with its own embedding model. */
+export class KbSearchService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly access: KbAccess,
+    private readonly embedders: Embedders,
+    private readonly vectors: VectorStore,
+  ) {}
+
+  async searchOne(ctx: RequestContext, knowledgeBaseId: string, opts: SearchOptions) {
+    const kb = await this.access.readable(ctx, knowledgeBaseId);
+    const { hits } = await this.search([kb], opts);
+    return { items: hits };
+  }
+
+  async searchAll(ctx: RequestContext, opts: SearchOptions & { kbIds?: string; kbOrgs?: string }) {
+    const kbs = opts.kbIds ? await this.named(ctx, opts.kbIds, opts.kbOrgs) : await this.everyReadable(ctx);
+    const { hits, total } = await this.search(kbs, opts);
+    return { items: hits, totalRows: total, offset: opts.offset };
+  }
+
+  /** What an agent's search tool finds in the knowledge bases attached to it. */
+  async searchForAgent(organizationId: string, agentId: string, q: string, limit: number) {
+    const tenant = this.repos.tenant(organizationId);
+    const attachments = await tenant.agentKnowledgeBases.list(agentId);
+    const kbs = await Promise.all(
+      attachments.map((a) =>
+        a.kbOrganizationId === organizationId
+          ? tenant.knowledgeBases.get(a.knowledgeBaseId)
+          : this.repos.crossOrg.findPublicKnowledgeBaseCrossOrg(a.kbOrganizationId, a.knowledgeBaseId),
+      ),
+    );
+    const { hits } = await this.search(
+      kbs.filter((kb): kb is KnowledgeBaseDoc => kb !== null),
+      { q, limit, offset: 0 },
+    );
+    return hits;
+  }
+
+  private async everyReadable(ctx: RequestContext) {
+    const [own, others] = await Promise.all([
+      this.repos.tenant(ctx.organizationId).knowledgeBases.listReadable(await this.access.personalScope(ctx)),
+      this.repos.crossOrg.listPublicKnowledgeBasesCrossOrg(ctx.organizationId),
+    ]);
+    return [...own, ...others];
+  }
+
+  /** kbIds (with kbOrgs naming each one's organization): each must be readable, else 404. */
+  private async named(ctx: RequestContext, kbIds: string, kbOrgs: string | undefined) {
+    const ids = kbIds.split(',').map((s) => s.trim());
+    const orgs = kbOrgs?.split(',').map((s) => s.trim()) ?? ids.map(() => ctx.organizationId);
+    if (ids.length > MAX_KB_IDS) throw badRequest(`kbIds names at most ${MAX_KB_IDS} knowledge bases`);
+    if (ids.some((id) => !id) || orgs.some((o) => !o))
+      throw badRequest('kbIds and kbOrgs must not have empty entries');
+    if (orgs.length !== ids.length)
+      throw badRequest(
+        `kbOrgs has ${orgs.length} entries and kbIds ${ids.length}: give one organization per id`,
+      );
+    return Promise.all(
+      ids.map(async (id, i) => {
+        if (orgs[i] === ctx.organizationId) return this.access.readable(ctx, id);
+        const kb = await this.repos.crossOrg.findPublicKnowledgeBaseCrossOrg(orgs[i]!, id);
+        if (!kb) throw notFound(`knowledge base ${id}`);
+        return kb;
+      }),
+    );
+  }
+
+  private async search(kbs: KnowledgeBaseDoc[], opts: SearchOptions) {
+    if (opts.offset + opts.limit > MAX_SEARCH_DEPTH)
+      throw badRequest(`cursor + limit may reach at most ${MAX_SEARCH_DEPTH} hits`);
+    // One past the page tells whether another page exists; a few more make up for hits dropped below.
+    const topK = opts.offset + opts.limit + 1;
+    const groups = new Map<string, KnowledgeBaseDoc[]>();
+    for (const kb of kbs) {
+      const key = `${kb.embeddingModel}\n${kb.organizationId}`;
+      groups.set(key, [...(groups.get(key) ?? []), kb]);
+    }
+    const queryVectors = new Map<string, Promise<number[]>>();
+    const matches = (
+      await Promise.all(
+        [...groups.values()].map(async (group) => {
+          const { embeddingModel, organizationId } = group[0]!;
+          const embedder = this.embedders.get(embeddingModel);
+          if (!embedder) return [];
+          if (!queryVectors.has(embeddingModel))
+            queryVectors.set(
+              embeddingModel,
+              embedder.embed([opts.q]).then((v) => v[0]!),
+            );
+          const fileIds = opts.filePattern
+            ? await this.matchingFiles(organizationId, group, opts.filePattern)
+            : undefined;
+          if (fileIds?.length === 0) return [];
+          const found = await this.vectors.query(embedder.model, organizationId, {
+            vector: await queryVectors.get(embeddingModel)!,
+            topK,
+            knowledgeBaseIds: group.map((kb) => kb.knowledgeBaseId),
+            fileIds,
+          });
+          return found.map((m): Scored => ({ ...m, organizationId }));
+        }),
+      )
+    ).flat();
+    matches.sort((a, b) => b.score - a.score);
+    const hits = await this.resolve(matches.slice(0, topK));
+    return { hits: hits.slice(opts.offset, opts.offset + opts.limit), total: hits.length };
+  }
+
+  /** Ids of the READY files whose name matches the glob (case-insensitive). */
+  private async matchingFiles(organizationId: string, kbs: KnowledgeBaseDoc[], pattern: string) {
+    const isMatch = picomatch(pattern.toLowerCase(), { dot: true });
+    const files = await this.repos
+      .tenant(organizationId)
+      .kbFiles.readyNames(kbs.map((kb) => kb.knowledgeBaseId));
+    return files.filter((f) => isMatch(f.fileNameKey)).map((f) => f._id);
+  }
+
+  /** Hits with their chunk text and file; vectors of files that are no longer READY at their generation are
+   * dropped (a reindex or delete in progress). */
+  private async resolve(matches: Scored[]): Promise<SearchHit[]> {
+    const byOrg = new Map<string, Scored[]>();
+    for (const m of matches) byOrg.set(m.organizationId, [...(byOrg.get(m.organizationId) ?? []), m]);
+    const chunks = new Map<string, KbChunkDoc>();
+    const files = new Map<string, KbFileDoc>();
+    await Promise.all(
+      [...byOrg].map(async ([org, ms]) => {
+        const tenant = this.repos.tenant(org);
+        const [cs, fs] = await Promise.all([
+          tenant.kbChunks.getMany(ms.map((m) => m.metadata.chunkId)),
+          tenant.kbFiles.getMany([...new Set(ms.map((m) => m.metadata.fileId))]),
+        ]);
+        cs.forEach((c) => chunks.set(c._id, c));
+        fs.forEach((f) => !f.deletedAt && files.set(f._id, f));
+      }),
+    );
+    return matches.flatMap((m): SearchHit[] => {
+      const chunk = chunks.get(m.metadata.chunkId);
+      const file = files.get(m.metadata.fileId);
+      if (!chunk || !file || file.status !== 'READY' || chunk.generation !== file.generation) return [];
+      return [
+        {
+          vectorId: m.id,
+          fileId: m.metadata.fileId,
+          fileName: file.fileName,
+          key: file.key,
+          pages: chunk.pages ?? null,
+          text: chunk.text,
+          externalFileUrl: file.externalFileUrl ?? null,
+          knowledgeBaseId: m.metadata.knowledgeBaseId,
+          organizationId: m.organizationId,
+          score: m.score,
+        },
+      ];
+    });
+  }
+}

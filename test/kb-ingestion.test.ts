@@ -1,0 +1,139 @@
+import { expect } from 'chai';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { useWorkerAndOrg } from './helpers/worker';
+import { as, createTestOrg } from './helpers/org';
+import { createKb, search, settled, uploadFile } from './helpers/kb';
+
+const LEASE =
+  'The tenant pays rent on the first day of each month. The lease renews every two years unless either side gives notice.';
+const PETS =
+  'Cats and small dogs are allowed in the building. Larger animals need written permission from the owner.';
+
+describe('knowledge bases: upload, ingestion and search', function () {
+  this.timeout(120_000);
+  const suite = useWorkerAndOrg('KB Org');
+
+  it('takes a presigned PUT from plain fetch to READY and finds the text by meaning', async () => {
+    const { env, org } = suite;
+    const kb = await createKb(env, org);
+    const lease = await uploadFile(env, org, kb, 'lease.txt', LEASE);
+    expect(lease.status).to.equal('WAITING-UPLOAD');
+    const pets = await uploadFile(env, org, kb, 'pets.md', PETS, 'text/markdown');
+    const ready = await settled(env, org, kb, lease.fileId);
+    expect(ready).to.include({
+      status: 'READY',
+      statusMessage: null,
+      chunkCount: 1,
+      sizeBytes: LEASE.length,
+    });
+    expect((await settled(env, org, kb, pets.fileId)).status).to.equal('READY');
+
+    const hits = await search(env, org, kb, 'when is the rent due');
+    expect(hits[0]).to.include({ fileName: 'lease.txt', fileId: lease.fileId, text: LEASE });
+    const petHits = await search(env, org, kb, 'are cats allowed');
+    expect(petHits[0]!.fileName).to.equal('pets.md');
+  });
+
+  it('takes an upload from the AWS SDK presigner, and refuses a PUT with another Content-Type', async () => {
+    const { env, org } = suite;
+    const kb = await createKb(env, org);
+    const res = await as(env, org.admin.token)
+      .post(org.path(`/knowledgebases/${kb}/files/upload-url`), {
+        fileName: 'notes.txt',
+        contentType: 'text/plain',
+      })
+      .expect(201);
+    const wrongType = await fetch(res.body.uploadUrl, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/pdf' },
+      body: 'x',
+    });
+    expect(wrongType.status).to.equal(403);
+    // The AWS SDK's own PUT to the URL the service signed.
+    const sdkPut = await fetch(res.body.uploadUrl, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'text/plain' },
+      body: LEASE,
+    });
+    expect(sdkPut.status).to.equal(200);
+    expect((await settled(env, org, kb, res.body.fileId)).status).to.equal('READY');
+    // And a URL presigned by the SDK for the same key reaches the same object store.
+    const url = await getSignedUrl(
+      env.deps.s3,
+      new PutObjectCommand({ Bucket: env.config.s3.bucket, Key: res.body.key, ContentType: 'text/plain' }),
+      { expiresIn: 60 },
+    );
+    expect(
+      (await fetch(url, { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: LEASE })).status,
+    ).to.equal(200);
+  });
+
+  it('ends an empty file in ERROR with a reason, and a reindex after a new upload makes it READY', async () => {
+    const { env, org } = suite;
+    const kb = await createKb(env, org);
+    const file = await uploadFile(env, org, kb, 'empty.txt', '');
+    const failed = await settled(env, org, kb, file.fileId);
+    expect(failed.status).to.equal('ERROR');
+    expect(failed.statusMessage).to.match(/empty|no text/);
+
+    const put = await fetch(file.uploadUrl!, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'text/plain' },
+      body: PETS,
+    });
+    expect(put.status).to.equal(200);
+    const reindexed = await as(env, org.admin.token)
+      .put(org.path(`/knowledgebases/${kb}/files/${file.fileId}/reindex`))
+      .expect(200);
+    expect(reindexed.body).to.include({ status: 'ENQUEUED', generation: 2 });
+    const ready = await settled(env, org, kb, file.fileId);
+    expect(ready).to.include({ status: 'READY', generation: 2 });
+    expect((await search(env, org, kb, 'dogs'))[0]!.fileId).to.equal(file.fileId);
+  });
+
+  it('refuses unsupported extensions at upload-url, and a chat member writing an organization knowledge base', async () => {
+    const { env, org } = suite;
+    const kb = await createKb(env, org);
+    const bad = await as(env, org.admin.token)
+      .post(org.path(`/knowledgebases/${kb}/files/upload-url`), {
+        fileName: 'run.exe',
+        contentType: 'application/octet-stream',
+      })
+      .expect(400);
+    expect(bad.body.error.message).to.contain('.exe');
+    await as(env, org.chat.token)
+      .post(org.path(`/knowledgebases/${kb}/files/upload-url`), {
+        fileName: 'a.txt',
+        contentType: 'text/plain',
+      })
+      .expect(403);
+    await as(env, org.chat.token)
+      .post(org.path('/knowledgebases'), { title: 'Mine', llmDescription: '', type: 'ORGANIZATION' })
+      .expect(403);
+  });
+
+  it('keeps private files out of another organization, in both searches', async () => {
+    const { env, org } = suite;
+    const kb = await createKb(env, org);
+    const file = await uploadFile(env, org, kb, 'lease.txt', LEASE);
+    await settled(env, org, kb, file.fileId);
+    const other = await createTestOrg(env, 'Other Org');
+    await as(env, other.owner.token)
+      .get(other.path(`/knowledgebases/${kb}`))
+      .expect(404);
+    await as(env, other.owner.token)
+      .get(other.path(`/knowledgebases/${kb}/search?q=rent`))
+      .expect(404);
+    await as(env, other.owner.token)
+      .get(org.path(`/knowledgebases/${kb}/search?q=rent`))
+      .expect(401);
+    const global = await as(env, other.owner.token)
+      .get(other.path('/knowledgebases/search?q=rent'))
+      .expect(200);
+    expect(global.body.items.map((h: { fileId: string }) => h.fileId)).not.to.include(file.fileId);
+    await as(env, other.owner.token)
+      .get(other.path(`/knowledgebases/search?q=rent&kbIds=${kb}&kbOrgs=${org.organizationId}`))
+      .expect(404);
+  });
+});
