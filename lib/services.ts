@@ -66,7 +66,7 @@ export function createServices(deps: ServiceDeps) {
     knowledgeBases: new KnowledgeBasesService(
       repos,
       kbAccess,
-      access,
+      agents,
       temporal,
       deps.embedders.defaultEmbedder.model,
     ),

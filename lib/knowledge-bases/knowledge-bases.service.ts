@@ -4,7 +4,7 @@ import {
   type CopyKnowledgeBaseWorkflow,
   type PurgeKnowledgeWorkflow,
 } from '@contracts';
-import type { AgentAccess } from '@lib/agents/agent-access';
+import type { AgentsService } from '@lib/agents/agents.service';
 import type { RequestContext } from '@lib/auth/context';
 import { badRequest, forbidden, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
@@ -42,7 +42,7 @@ export class KnowledgeBasesService {
   constructor(
     private readonly repos: Repositories,
     private readonly access: KbAccess,
-    private readonly agents: AgentAccess,
+    private readonly agents: Pick<AgentsService, 'readable'>,
     private readonly temporal: TemporalDeps,
     /** The embedding model new knowledge bases record. */
     private readonly embeddingModel: EmbeddingModelRef,
@@ -73,7 +73,7 @@ export class KnowledgeBasesService {
 
   /** The agent's personal knowledge base, created on first use (concurrent first calls create one). */
   private async forAgent(ctx: RequestContext, agentId: string): Promise<KnowledgeBaseDoc> {
-    const agent = await this.agents.getAccessibleAgent(ctx, agentId);
+    const agent = await this.agents.readable(ctx, agentId);
     const id = agentKnowledgeBaseId(agent.agentId);
     const kb = await this.repo(ctx).findOrCreate(id, () =>
       this.repo(ctx).create(id, {
