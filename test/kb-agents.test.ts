@@ -1,3 +1,5 @@
+import { workflowIds } from '@contracts';
+import { recordHistory } from './helpers/histories';
 import { expect } from 'chai';
 import { useWorkerAndOrg } from './helpers/worker';
 import { as } from './helpers/org';
@@ -162,6 +164,7 @@ describe('knowledge bases: agents search them, ETL rules run agents', function (
       return res.body.items.length ? res.body.items : undefined;
     });
     expect(conversations).to.have.length(1);
+    await recordHistory(env, workflowIds.ingestFile(org.organizationId, match.fileId, 1), 'kb-ingest-etl');
     expect(conversations[0].title).to.equal('lease-2024.txt (ETL)');
     await eventually(() => env.llm.chatRequests.some((r) => r.model === model));
     const asked = env.llm.chatRequests.find((r) => r.model === model)!;

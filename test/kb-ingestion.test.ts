@@ -1,3 +1,5 @@
+import { workflowIds } from '@contracts';
+import { recordHistory } from './helpers/histories';
 import { expect } from 'chai';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -28,6 +30,7 @@ describe('knowledge bases: upload, ingestion and search', function () {
       sizeBytes: LEASE.length,
     });
     expect((await settled(env, org, kb, pets.fileId)).status).to.equal('READY');
+    await recordHistory(env, workflowIds.ingestFile(org.organizationId, lease.fileId, 1), 'kb-ingest-file');
 
     const hits = await search(env, org, kb, 'when is the rent due');
     expect(hits[0]).to.include({ fileName: 'lease.txt', fileId: lease.fileId, text: LEASE });
@@ -89,7 +92,26 @@ describe('knowledge bases: upload, ingestion and search', function () {
     expect(reindexed.body).to.include({ status: 'ENQUEUED', generation: 2 });
     const ready = await settled(env, org, kb, file.fileId);
     expect(ready).to.include({ status: 'READY', generation: 2 });
+    await recordHistory(
+      env,
+      workflowIds.ingestFile(org.organizationId, file.fileId, 1),
+      'kb-ingest-empty-file',
+    );
     expect((await search(env, org, kb, 'dogs'))[0]!.fileId).to.equal(file.fileId);
+  });
+
+  it('ends a file over the 100 MB limit in ERROR saying so, without reading it', async () => {
+    const { env, org } = suite;
+    const kb = await createKb(env, org);
+    const max = env.config.kb.maxFileBytes;
+    expect(max).to.equal(100 * 1024 * 1024);
+    const file = await uploadFile(env, org, kb, 'huge.txt', Buffer.alloc(max + 1, 'a'));
+    const failed = await settled(env, org, kb, file.fileId);
+    expect(failed).to.include({ status: 'ERROR', sizeBytes: max + 1 });
+    expect(failed.statusMessage).to.equal(
+      `the file (${max + 1} bytes) is larger than the ${max} bytes (100 MB) a file may have; ` +
+        'split or compress it and upload it again',
+    );
   });
 
   it('refuses unsupported extensions at upload-url, and a chat member writing an organization knowledge base', async () => {

@@ -1,3 +1,5 @@
+import { workflowIds } from '@contracts';
+import { recordHistory } from './helpers/histories';
 import { expect } from 'chai';
 import { useWorkerAndOrg } from './helpers/worker';
 import { addMember, as, createTestOrg } from './helpers/org';
@@ -151,6 +153,11 @@ describe('knowledge bases: manage, delete and copy', function () {
       .get(org.path(`/knowledgebases/${kb}`))
       .expect(404);
     await eventually(async () => (await count(keep.fileId)) === 0);
+    await recordHistory(
+      env,
+      workflowIds.purgeKnowledgeBase(org.organizationId, kb),
+      'kb-purge-knowledge-base',
+    );
     await eventually(async () => {
       const atts = await as(env, org.admin.token)
         .get(org.path(`/agents/${agent.body.id}/knowledgebases`))
@@ -193,6 +200,11 @@ describe('knowledge bases: manage, delete and copy', function () {
       .post(org.path(`/knowledgebases/${kb}/copy-to`), { toOrganizationId: other.organizationId })
       .expect(200);
     expect(started.body.messageId).to.match(/^msg_/);
+    await recordHistory(
+      env,
+      workflowIds.copyKnowledgeBase(org.organizationId, started.body.messageId),
+      'kb-copy-knowledge-base',
+    );
     const copied = await eventually(async () => {
       const list = await as(env, other.owner.token).get(other.path('/knowledgebases')).expect(200);
       return list.body.items[0] as { knowledgeBaseId: string } | undefined;

@@ -28,7 +28,6 @@ export interface IngestionDeps {
 const superseded = () =>
   ApplicationFailure.nonRetryable('the file was deleted or reindexed meanwhile', FAILURES.fileSuperseded);
 const unparseable = (message: string) => ApplicationFailure.nonRetryable(message, FAILURES.fileUnparseable);
-const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /** Keeps a long activity's heartbeat going while it works (parsing a large file yields between pages). */
 async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
@@ -58,6 +57,12 @@ export function createIngestionActivities(deps: IngestionDeps) {
     return { tenant, file, kb, embedder };
   }
 
+  const tooLarge = (sizeBytes: number | null) =>
+    unparseable(
+      `the file${sizeBytes === null ? '' : ` (${sizeBytes} bytes)`} is larger than the ${deps.kb.maxFileBytes} bytes ` +
+        `(${Math.round(deps.kb.maxFileBytes / 1024 / 1024)} MB) a file may have; split or compress it and upload it again`,
+    );
+
   async function set(input: IngestFileInput | EmbedBatchInput, fields: Partial<KbFileDoc>) {
     const tenant = deps.repos.tenant(input.organizationId);
     if (!(await tenant.kbFiles.setForGeneration(input.fileId, input.generation, fields))) throw superseded();
@@ -82,18 +87,13 @@ export function createIngestionActivities(deps: IngestionDeps) {
       if (!embedder)
         throw unparseable(`the embedding model ${kb.embeddingModel} is not configured on this service`);
       await set(input, { status: 'PROCESSING', statusMessage: null });
-      if ((file.sizeBytes ?? 0) > deps.kb.maxFileBytes) {
-        throw unparseable(
-          `the file is ${megabytes(file.sizeBytes!)}; the largest file accepted is ${megabytes(deps.kb.maxFileBytes)}`,
-        );
-      }
+      if ((file.sizeBytes ?? 0) > deps.kb.maxFileBytes) throw tooLarge(file.sizeBytes!);
       return withHeartbeat(async () => {
         let bytes: Uint8Array;
         try {
           bytes = await deps.objects.read(file.key, deps.kb.maxFileBytes);
         } catch (err) {
-          if (err instanceof ObjectTooLarge)
-            throw unparseable(`the file is larger than the ${megabytes(deps.kb.maxFileBytes)} accepted`);
+          if (err instanceof ObjectTooLarge) throw tooLarge(null);
           throw err;
         }
         try {
