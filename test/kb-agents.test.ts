@@ -56,9 +56,11 @@ describe('knowledge bases: agents search them, ETL rules run agents', function (
       const conv = await as(env, org.owner.token).get(
         org.path(`/conversations/${started.body.conversationId}`),
       );
-      return conv.body.messages?.find((m: { role: string }) => m.role === 'assistant');
+      const messages = conv.body.messages as
+        Array<{ role: string; content: Array<{ text: string }> }> | undefined;
+      return messages?.find((m) => m.role === 'assistant');
     }, 60_000);
-    expect(reply.content[0].text).to.equal('Rent is due on the first [lease.txt]');
+    expect(reply.content[0]!.text).to.equal('Rent is due on the first [lease.txt]');
     const second = env.llm.chatRequests.filter((r) => r.model === model)[1]!;
     const tool = second.tools?.map((t) => (t as { function: { name: string } }).function.name);
     expect(tool).to.include('search_knowledge_bases');
@@ -161,11 +163,12 @@ describe('knowledge bases: agents search them, ETL rules run agents', function (
       const res = await as(env, org.owner.token)
         .get(org.path(`/conversations?agentId=${agent}`))
         .expect(200);
-      return res.body.items.length ? res.body.items : undefined;
+      const items = res.body.items as Array<{ title: string }>;
+      return items.length ? items : undefined;
     });
     expect(conversations).to.have.length(1);
     await recordHistory(env, workflowIds.ingestFile(org.organizationId, match.fileId, 1), 'kb-ingest-etl');
-    expect(conversations[0].title).to.equal('lease-2024.txt (ETL)');
+    expect(conversations[0]!.title).to.equal('lease-2024.txt (ETL)');
     await eventually(() => env.llm.chatRequests.some((r) => r.model === model));
     const asked = env.llm.chatRequests.find((r) => r.model === model)!;
     const text = asked.messages.at(-1)!.content as string;

@@ -26,7 +26,7 @@ describe('knowledge bases: manage, delete and copy', function () {
       as(env, token)
         .get(org.path(`/knowledgebases${query}`))
         .expect(200)
-        .then((r) => r.body);
+        .then((r) => r.body as { items: Array<{ title: string }> });
     const titles = (body: { items: Array<{ title: string }> }) => body.items.map((i) => i.title);
     expect(titles(await list(org.chat.token))).to.deep.equal(['Alpha leases', 'beta manuals']);
     expect(titles(await list(org.chat.token, '?orderBy=title:desc'))).to.deep.equal([
@@ -60,7 +60,9 @@ describe('knowledge bases: manage, delete and copy', function () {
         as(env, org.admin.token).get(org.path('/knowledgebases?forAgentId=default-assistant')).expect(200),
       ),
     );
-    const ids = new Set(results.map((r) => r.body.items[0].knowledgeBaseId));
+    const ids = new Set(
+      results.map((r) => (r.body as { items: Array<{ knowledgeBaseId: string }> }).items[0]!.knowledgeBaseId),
+    );
     expect(ids.size).to.equal(1);
     expect(results[0]!.body.items[0]).to.include({ type: 'PERSONAL', agentId: 'default-assistant' });
   });
@@ -213,9 +215,10 @@ describe('knowledge bases: manage, delete and copy', function () {
       const res = await as(env, other.owner.token).get(
         other.path(`/knowledgebases/${copied.knowledgeBaseId}/files?status=READY`),
       );
-      return res.body.items?.length === 1 ? res.body.items : undefined;
+      const items = res.body.items as Array<{ fileId: string }> | undefined;
+      return items?.length === 1 ? items : undefined;
     });
     const hits = await search(env, other, copied.knowledgeBaseId, 'lift maintenance');
-    expect(hits[0]).to.include({ fileId: files[0].fileId, text: TEXT });
+    expect(hits[0]).to.include({ fileId: files[0]!.fileId, text: TEXT });
   });
 });
