@@ -85,6 +85,17 @@ describe('parseDocument: text-like formats', () => {
     expect(err.message).to.match(/^bad\.xml is not valid XML \(line 2: .+\)/);
   });
 
+  it('does not expand an entity bomb ("billion laughs") in XML', async () => {
+    const levels = Array.from({ length: 9 }, (_, i) => {
+      const ref = i === 0 ? 'lol' : `lol${i}`;
+      return `<!ENTITY lol${i + 1} "${`&${ref};`.repeat(10)}">`;
+    });
+    const xml = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">${levels.join('')}]><lolz>&lol9;</lolz>`;
+    const outcome = await parseDocument(input('lol.xml', utf8(xml))).then(textOf, (err: unknown) => err);
+    if (typeof outcome === 'string') expect(outcome.length).to.be.below(200_000);
+    else expect(outcome).to.be.instanceOf(ParseError);
+  });
+
   it('turns HTML into text without scripts, styles or link targets', async () => {
     const html = `<html><head><title>Ignored</title><style>p { color: red }</style>
       <script>window.secret = "do-not-index"</script></head>
