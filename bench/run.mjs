@@ -21,14 +21,17 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
+// Benches that measure a library in-process and use no service: run alone, they start no stack.
+const STACKLESS = new Set(['parse-memory']);
+const needsStack = selected.some((n) => !STACKLESS.has(n));
+
 ensureNpmDeps();
-const bins = provision();
 const dataDir = join(STACK_DIR, 'bench-data', String(Date.now()));
-const stack = await startStack({ profile: 'test', dataDir, bins });
+const stack = needsStack ? await startStack({ profile: 'test', dataDir, bins: provision() }) : undefined;
 
 const env = {
   ...process.env,
-  ...stack.env,
+  ...stack?.env,
   NODE_ENV: 'production',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
 };
@@ -36,8 +39,8 @@ let code = 0;
 let current;
 const stopAll = async () => {
   current?.kill('SIGTERM');
-  await stack.stop();
-  if (!process.env.KEEP_BENCH_DATA) rmSync(dataDir, { recursive: true, force: true });
+  await stack?.stop();
+  if (stack && !process.env.KEEP_BENCH_DATA) rmSync(dataDir, { recursive: true, force: true });
 };
 process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
 

@@ -14,7 +14,7 @@ import {
   UPLOAD_WAIT_MS,
   type ObjectStore,
 } from './object-store';
-import { checkUploadType } from './parsing/file-types';
+import { fileExtension, isPlausibleContentType, isSupportedFile, SUPPORTED_EXTENSIONS } from './parsing';
 import type { ParseStrategy } from './parsing/types';
 import { toFileView } from './views';
 
@@ -25,6 +25,17 @@ export interface UploadUrlBody {
   parseStrategyOverride?: ParseStrategy;
   customInstructions?: string;
   externalFileUrl?: string;
+}
+
+/** Why a file of this name and type cannot be uploaded, or null. */
+function uploadTypeProblem(fileName: string, contentType: string): string | null {
+  if (!isSupportedFile(fileName)) {
+    const ext = fileExtension(fileName) || 'no extension';
+    return `unsupported file type (${ext}); supported: ${SUPPORTED_EXTENSIONS.join(' ')}`;
+  }
+  if (!isPlausibleContentType(fileName, contentType))
+    return `contentType ${contentType} does not fit a ${fileExtension(fileName)} file`;
+  return null;
 }
 
 const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
@@ -67,7 +78,7 @@ export class KbFilesService {
   async createUploadUrl(ctx: RequestContext, knowledgeBaseId: string, body: UploadUrlBody) {
     await this.access.writable(ctx, knowledgeBaseId);
     const fileName = body.fileName.trim();
-    const problem = checkUploadType(fileName, body.contentType);
+    const problem = uploadTypeProblem(fileName, body.contentType);
     if (problem) throw badRequest(problem);
     const fileId = newId('kbf');
     const key = objectKey(ctx.organizationId, knowledgeBaseId, fileId, fileName);

@@ -72,6 +72,13 @@ export function lastUserText(body: ChatRequest): string {
   return last.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
 }
 
+/** The image parts (their URLs, usually `data:` URLs) of the last user message: what a vision request shows. */
+export function lastUserImageUrls(body: ChatRequest): string[] {
+  const last = [...body.messages].reverse().find((m) => m.role === 'user');
+  if (!last || typeof last.content === 'string') return [];
+  return last.content.flatMap((p) => (p.type === 'image_url' ? [p.image_url.url] : []));
+}
+
 const sleep = (ms = 0) => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve());
 
 /**

@@ -1,0 +1,116 @@
+import { csvToText, jsonToText, xmlToText } from './structured';
+import { docxToText, htmlToText } from './documents';
+import { readImage } from './images';
+import { parsePdf, type PdfMode } from './pdf';
+import { decodeText } from './text';
+import { ParseError, type ParsedDocument, type ParseStrategy, type VisionReader } from './types';
+
+export interface FormatContext {
+  fileName: string;
+  bytes: Uint8Array;
+  strategy: ParseStrategy;
+  vision: VisionReader;
+  instructions?: string;
+}
+
+/**
+ * One supported file format. `kind` decides what the strategies mean for it:
+ * - `text`: a text file (raw gives its decoded text, every other strategy its format-aware text);
+ * - `binary-document`: a format that needs a library to read (raw is refused);
+ * - `paged`: PDF, read page by page (text layer, vision model, or both);
+ * - `image`: only a vision model can read it.
+ */
+export interface FormatSpec {
+  name: string;
+  /** Each extension (lower-case, with the dot) with the content types a client plausibly declares for it
+   * (besides what the MIME database maps to). */
+  types: Readonly<Record<string, readonly string[]>>;
+  kind: 'text' | 'binary-document' | 'paged' | 'image';
+  parse(ctx: FormatContext): Promise<ParsedDocument>;
+}
+
+const whole = (text: string): ParsedDocument => ({ segments: text.trim() ? [{ text }] : [] });
+
+/** A text format: decoded, then turned into readable text by `toText` (except for the raw strategy). */
+function textFormat(
+  name: string,
+  types: Record<string, string[]>,
+  toText: (text: string, fileName: string) => string,
+): FormatSpec {
+  return {
+    name,
+    types,
+    kind: 'text',
+    parse: ({ bytes, fileName, strategy }) => {
+      const text = decodeText(bytes, fileName);
+      return Promise.resolve(whole(strategy === 'raw' ? text : toText(text, fileName)));
+    },
+  };
+}
+
+const asIs = (text: string) => text;
+
+const PDF_MODES: Record<ParseStrategy, PdfMode> = {
+  auto: 'auto',
+  text: 'text',
+  'llm-vision': 'vision',
+  raw: 'text',
+};
+
+/** The one registry of supported formats: extensions, plausible MIME types and how each is parsed. */
+export const FORMATS: readonly FormatSpec[] = [
+  {
+    name: 'PDF',
+    types: { '.pdf': ['application/pdf', 'application/x-pdf'] },
+    kind: 'paged',
+    parse: ({ bytes, fileName, strategy, vision, instructions }) =>
+      parsePdf(bytes, { fileName, mode: PDF_MODES[strategy], vision, instructions }),
+  },
+  {
+    name: 'image',
+    types: {
+      '.png': ['image/png'],
+      '.jpg': ['image/jpeg', 'image/pjpeg', 'image/jpg'],
+      '.jpeg': ['image/jpeg', 'image/pjpeg', 'image/jpg'],
+      '.gif': ['image/gif'],
+      '.webp': ['image/webp'],
+    },
+    kind: 'image',
+    parse: ({ bytes, fileName, vision, instructions }) => readImage(bytes, fileName, vision, instructions),
+  },
+  {
+    name: 'Word document',
+    types: { '.docx': ['application/vnd.openxmlformats-officedocument.wordprocessingml.document'] },
+    kind: 'binary-document',
+    parse: async ({ bytes, fileName }) => whole(await docxToText(bytes, fileName)),
+  },
+  textFormat('plain text', { '.txt': ['text/plain'] }, asIs),
+  textFormat('Markdown', { '.md': ['text/markdown', 'text/x-markdown', 'text/plain'] }, asIs),
+  // Windows browsers label .csv files with the Excel type.
+  textFormat(
+    'CSV',
+    { '.csv': ['text/csv', 'application/csv', 'application/vnd.ms-excel', 'text/plain'] },
+    csvToText,
+  ),
+  textFormat('JSON', { '.json': ['application/json', 'text/json', 'text/plain'] }, jsonToText),
+  textFormat('XML', { '.xml': ['application/xml', 'text/xml', 'text/plain'] }, xmlToText),
+  textFormat('HTML', { '.html': ['text/html', 'application/xhtml+xml'] }, (text) => htmlToText(text)),
+];
+
+export function formatFor(extension: string): FormatSpec | undefined {
+  return FORMATS.find((f) => Object.hasOwn(f.types, extension));
+}
+
+/** What a strategy means for a format before any byte is read; throws when the pair makes no sense. */
+export function checkStrategy(format: FormatSpec, strategy: ParseStrategy, fileName: string): void {
+  if (format.kind === 'image' && (strategy === 'text' || strategy === 'raw')) {
+    throw new ParseError(
+      `${fileName} is an image: images need the llm-vision or auto parse strategy (this file's is ${strategy})`,
+    );
+  }
+  if (strategy === 'raw' && format.kind !== 'text') {
+    throw new ParseError(
+      `${fileName} is a ${format.name}, which cannot be read raw; use the auto or text parse strategy`,
+    );
+  }
+}
