@@ -131,7 +131,7 @@ describe('parseDocument: errors common to every format', () => {
     const err = await parseError(input('archive.zip', utf8('PK')));
     expect(err.message).to.include('unsupported file type');
     expect(err.message).to.include(
-      '.pdf, .png, .jpg, .jpeg, .gif, .webp, .docx, .txt, .md, .csv, .json, .xml, .html',
+      '.pdf, .png, .jpg, .jpeg, .gif, .webp, .txt, .md, .csv, .json, .xml, .html, .docx',
     );
   });
 

@@ -78,12 +78,6 @@ export const FORMATS: readonly FormatSpec[] = [
     kind: 'image',
     parse: ({ bytes, fileName, vision, instructions }) => readImage(bytes, fileName, vision, instructions),
   },
-  {
-    name: 'Word document',
-    types: { '.docx': ['application/vnd.openxmlformats-officedocument.wordprocessingml.document'] },
-    kind: 'binary-document',
-    parse: async ({ bytes, fileName }) => whole(await docxToText(bytes, fileName)),
-  },
   textFormat('plain text', { '.txt': ['text/plain'] }, asIs),
   textFormat('Markdown', { '.md': ['text/markdown', 'text/x-markdown', 'text/plain'] }, asIs),
   // Windows browsers label .csv files with the Excel type.
@@ -95,6 +89,12 @@ export const FORMATS: readonly FormatSpec[] = [
   textFormat('JSON', { '.json': ['application/json', 'text/json', 'text/plain'] }, jsonToText),
   textFormat('XML', { '.xml': ['application/xml', 'text/xml', 'text/plain'] }, xmlToText),
   textFormat('HTML', { '.html': ['text/html', 'application/xhtml+xml'] }, (text) => htmlToText(text)),
+  {
+    name: 'Word document',
+    types: { '.docx': ['application/vnd.openxmlformats-officedocument.wordprocessingml.document'] },
+    kind: 'binary-document',
+    parse: async ({ bytes, fileName }) => whole(await docxToText(bytes, fileName)),
+  },
 ];
 
 export function formatFor(extension: string): FormatSpec | undefined {
