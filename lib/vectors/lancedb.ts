@@ -21,8 +21,15 @@ export interface LanceIndexSettings {
   threshold: number;
   /** IVF partitions per row count: √rows by default, as LanceDB suggests. */
   partitions?: (rows: number) => number;
+  /**
+   * IVF_PQ keeps 8-bit codes of the vectors in the index (small, approximate distances, re-ranked by
+   * refineFactor); IVF_FLAT keeps the vectors themselves (exact within the probed partitions, no PQ training).
+   */
+  kind: 'ivf_pq' | 'ivf_flat';
   /** PQ sub-vectors (dimensions / 8 keeps 8 values per code, SIMD-friendly). */
   subVectors?: (dimensions: number) => number;
+  /** k-means iterations when training partitions (LanceDB's default is 50). */
+  maxIterations?: number;
   /** Partitions searched per query at least; more are searched when a filter leaves fewer than topK. */
   nprobes: number;
   /** Candidates re-ranked on the exact vectors: topK × this. Makes PQ's approximate distances exact. */
@@ -32,6 +39,7 @@ export interface LanceIndexSettings {
 }
 
 export const DEFAULT_INDEX_SETTINGS: LanceIndexSettings = {
+  kind: 'ivf_pq',
   threshold: 20_000,
   nprobes: 20,
   refineFactor: 10,
@@ -120,9 +128,10 @@ export class LanceVectorStore implements VectorStore {
       .where(whereClause(namespace, q))
       .select(['id', 'knowledge_base_id', 'file_id', 'chunk_id', '_distance'])
       .limit(q.topK)
-      .minimumNprobes(this.settings.nprobes)
-      // A selective filter can leave the first partitions short of topK matches: search on until filled.
+      // A selective filter can leave the first partitions short of topK matches: search on until filled
+      // (0: no maximum). Set before the minimum, which may not exceed the maximum in force.
       .maximumNprobes(0)
+      .minimumNprobes(this.settings.nprobes)
       .refineFactor(this.settings.refineFactor)
       .toArray()) as Array<Record<string, unknown> & { _distance: number }>;
     return rows.map((row) => ({
@@ -219,13 +228,20 @@ export class LanceVectorStore implements VectorStore {
     if (!stats) {
       if (rows < this.settings.threshold) return;
       const partitions = this.settings.partitions?.(rows) ?? Math.max(1, Math.round(Math.sqrt(rows)));
+      const common = {
+        distanceType: 'cosine' as const,
+        numPartitions: partitions,
+        maxIterations: this.settings.maxIterations,
+      };
       await table.createIndex('vector', {
         name: VECTOR_INDEX,
-        config: Index.ivfPq({
-          distanceType: 'cosine',
-          numPartitions: partitions,
-          numSubVectors: this.settings.subVectors?.(model.dimensions) ?? model.dimensions / 8,
-        }),
+        config:
+          this.settings.kind === 'ivf_flat'
+            ? Index.ivfFlat(common)
+            : Index.ivfPq({
+                ...common,
+                numSubVectors: this.settings.subVectors?.(model.dimensions) ?? model.dimensions / 8,
+              }),
       });
       // The filters every query and delete carries.
       await table.createIndex('namespace', { config: Index.bitmap() });
