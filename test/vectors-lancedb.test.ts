@@ -100,6 +100,19 @@ describe('LanceDB vector store: index and concurrency', function () {
     expect(hit[0]!.id).to.equal(vectorId('kb', 'new', 50));
   });
 
+  it('shows another connection (the API process is one) what the writer stored after it looked', async () => {
+    const reader = new LanceVectorStore(dir);
+    expect(await reader.countFile(MODEL, 'org', 'kb', 'f')).to.equal(0);
+    await store.upsert(MODEL, 'org', [rec('kb', 'f', 0)]);
+    expect(await reader.countFile(MODEL, 'org', 'kb', 'f')).to.equal(1);
+    await store.upsert(MODEL, 'org', [rec('kb', 'f', 1), rec('kb', 'f', 2)]);
+    await store.deleteFile(MODEL, 'org', 'kb', 'g');
+    expect(await reader.countFile(MODEL, 'org', 'kb', 'f')).to.equal(3);
+    const hit = await reader.query(MODEL, 'org', { vector: unit(2), topK: 1, knowledgeBaseIds: ['kb'] });
+    expect(hit[0]!.id).to.equal(vectorId('kb', 'f', 2));
+    await reader.close();
+  });
+
   it('takes many concurrent upserts to one table, overlapping ids included, without loss or duplicates', async () => {
     const kb = `kb${randomBytes(3).toString('hex')}`;
     // 20 callers at once, as the worker's concurrent activities do; every id is written by two of them.

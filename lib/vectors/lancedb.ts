@@ -77,7 +77,9 @@ export class LanceVectorStore implements VectorStore {
 
   private connection(): Promise<Connection> {
     if (!this.db) {
-      this.db = connect(this.dir);
+      // The API process searches while the worker process writes: every read looks for newer versions
+      // (a check of the table's manifest on local disk) instead of answering from the version it opened.
+      this.db = connect(this.dir, { readConsistencyInterval: 0 });
       this.db.catch(() => (this.db = undefined));
     }
     return this.db;
@@ -197,7 +199,11 @@ export class LanceVectorStore implements VectorStore {
       return create ? this.createTable(model) : undefined;
     });
     this.tables.set(name, opened);
-    opened.catch(() => this.tables.delete(name));
+    // Neither a failure nor "no table yet" is remembered: another process may create the table any time.
+    opened.then(
+      (t) => t ?? this.tables.delete(name),
+      () => this.tables.delete(name),
+    );
     return opened;
   }
 
