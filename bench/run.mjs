@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureNpmDeps, log, provision, ROOT, STACK_DIR } from '../stack/provision.mjs';
+import { ensureEmbeddingModel, ensureNpmDeps, log, provision, ROOT, STACK_DIR } from '../stack/provision.mjs';
 import { startStack } from '../stack/services.mjs';
 
 const benchDir = join(ROOT, 'bench');
@@ -33,6 +33,7 @@ const env = {
   ...process.env,
   ...stack?.env,
   NODE_ENV: 'production',
+  LOCAL_EMBEDDING_MODEL_DIR: process.env.LOCAL_EMBEDDING_MODEL_DIR ?? ensureEmbeddingModel(),
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
 };
 let code = 0;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { VectorStoreSettings } from './vectors/create-vector-store';
 
 const bool = z
   .enum(['true', 'false', '1', '0'])
@@ -80,6 +81,34 @@ const schema = z.object({
 
 export type Config = ReturnType<typeof loadConfig>;
 
+/** The vector store: LanceDB in VECTOR_DIR, or Pinecone with an index per embedding model. */
+function vectorSettings(c: z.infer<typeof schema>): VectorStoreSettings {
+  if (c.VECTOR_STORE === 'lancedb') return { kind: 'lancedb', dir: c.VECTOR_DIR };
+  if (!c.PINECONE_API_KEY || !c.PINECONE_INDEXES)
+    throw new Error(
+      'invalid configuration: VECTOR_STORE=pinecone needs PINECONE_API_KEY and PINECONE_INDEXES',
+    );
+  let indexes: unknown;
+  try {
+    indexes = JSON.parse(c.PINECONE_INDEXES);
+  } catch {
+    indexes = null;
+  }
+  const valid =
+    indexes !== null &&
+    typeof indexes === 'object' &&
+    Object.values(indexes).every((i) => typeof (i as { name?: unknown }).name === 'string');
+  if (!valid)
+    throw new Error(
+      'invalid configuration: PINECONE_INDEXES must be JSON like {"<model id>":{"name":"<index>"}}',
+    );
+  return {
+    kind: 'pinecone',
+    apiKey: c.PINECONE_API_KEY,
+    indexes: indexes as Record<string, { name: string; host?: string }>,
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
@@ -120,12 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       model: c.EMBEDDING_MODEL,
       localModelDir: c.LOCAL_EMBEDDING_MODEL_DIR,
     },
-    vectors: {
-      kind: c.VECTOR_STORE,
-      dir: c.VECTOR_DIR,
-      pineconeApiKey: c.PINECONE_API_KEY,
-      pineconeIndexes: c.PINECONE_INDEXES,
-    },
+    vectors: vectorSettings(c),
     redisUrl: c.REDIS_URL,
     mail: { smtpUrl: c.SMTP_URL, from: c.MAIL_FROM },
     auth: {

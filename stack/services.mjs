@@ -90,7 +90,8 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
   mkdirSync(join(dataDir, 'logs'), { recursive: true });
   const secrets = loadSecrets(dataDir);
   const children = [];
-  const out = { DATA_DIR: dataDir };
+  // The embedded vector store lives beside the other data (the API and the worker share it).
+  const out = { DATA_DIR: dataDir, VECTOR_DIR: env.VECTOR_DIR ?? join(dataDir, 'vectors') };
 
   const start = async (name, cmd, args, port, extraEnv = {}) => {
     if (!(await portIsFree(port))) {

@@ -2,7 +2,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureNpmDeps, log, provision, ROOT } from './provision.mjs';
+import { ensureEmbeddingModel, ensureNpmDeps, log, provision, ROOT } from './provision.mjs';
 import { startStack } from './services.mjs';
 
 ensureNpmDeps();
@@ -23,6 +23,7 @@ const env = {
   ...process.env,
   ...stack.env,
   PORT: port,
+  LOCAL_EMBEDDING_MODEL_DIR: process.env.LOCAL_EMBEDDING_MODEL_DIR ?? ensureEmbeddingModel(),
   PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`,
 };
 const apps = [

@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ensureEmbeddedDb,
+  ensureEmbeddingModel,
   ensureNpmDeps,
   ensureTemporalTestServer,
   provision,
@@ -23,6 +24,7 @@ export async function startTestStack(name) {
     TEMPORAL_TEST_SERVER: ensureTemporalTestServer(),
     // The embedded database's own tests start it even when the suite runs against MongoDB.
     MONGO_H2_JAR: bins.mongoH2 ?? ensureEmbeddedDb(),
+    LOCAL_EMBEDDING_MODEL_DIR: process.env.LOCAL_EMBEDDING_MODEL_DIR ?? ensureEmbeddingModel(),
     NODE_ENV: 'test',
     VALIDATE_RESPONSES: 'true',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',

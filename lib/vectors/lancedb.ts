@@ -1,0 +1,260 @@
+import { connect, Index, makeArrowTable, type Connection, type Table } from '@lancedb/lancedb';
+import {
+  rowKey,
+  tableName,
+  toMetadata,
+  vectorSchema,
+  whereClause,
+  type VectorRow,
+} from '@lib/vectors/lancedb-schema';
+import type {
+  EmbeddingModelRef,
+  VectorMatch,
+  VectorQuery,
+  VectorRecord,
+  VectorStore,
+} from '@lib/vectors/vector-store';
+
+/** The ANN index and how queries search it; defaults measured by bench/search.ts (100k × 384). */
+export interface LanceIndexSettings {
+  /** Rows from which a table gets a vector index; below it every query is an exact scan (fast at that size). */
+  threshold: number;
+  /** IVF partitions per row count: √rows by default, as LanceDB suggests. */
+  partitions?: (rows: number) => number;
+  /**
+   * IVF_PQ keeps 8-bit codes of the vectors in the index (small, approximate distances, re-ranked by
+   * refineFactor); IVF_FLAT keeps the vectors themselves (exact within the probed partitions, no PQ training).
+   */
+  kind: 'ivf_pq' | 'ivf_flat';
+  /** PQ sub-vectors (dimensions / 8 keeps 8 values per code, SIMD-friendly). */
+  subVectors?: (dimensions: number) => number;
+  /** k-means iterations when training partitions (LanceDB's default is 50). */
+  maxIterations?: number;
+  /** Partitions searched per query at least; more are searched when a filter leaves fewer than topK. */
+  nprobes: number;
+  /** Candidates re-ranked on the exact vectors: topK × this. Makes PQ's approximate distances exact. */
+  refineFactor: number;
+  /** Unindexed rows (added after the index was built) that trigger folding them into the index. */
+  reindexAfter: number;
+}
+
+export const DEFAULT_INDEX_SETTINGS: LanceIndexSettings = {
+  kind: 'ivf_pq',
+  threshold: 20_000,
+  nprobes: 20,
+  refineFactor: 10,
+  reindexAfter: 10_000,
+};
+
+const VECTOR_INDEX = 'vector_idx';
+
+/**
+ * Chunk vectors in LanceDB tables on local disk (the embedded default): one table per embedding model, the
+ * organization in a `namespace` column that every statement filters on.
+ *
+ * LanceDB commits optimistically: two writes to one table from this process could conflict, so writes to a
+ * table (upserts, deletes, index builds) take turns through a queue per table. One process writes (the
+ * worker); others may read.
+ */
+export class LanceVectorStore implements VectorStore {
+  private readonly tables = new Map<string, Promise<Table | undefined>>();
+  private readonly writeQueues = new Map<string, Promise<unknown>>();
+  private readonly settings: LanceIndexSettings;
+  /** Rows written since the table's index state was last looked at, per table. */
+  private readonly sinceCheck = new Map<string, number>();
+
+  private db: Promise<Connection> | undefined;
+
+  /** Connects on first use (the folder is created then). */
+  constructor(
+    private readonly dir: string,
+    settings: Partial<LanceIndexSettings> = {},
+  ) {
+    this.settings = { ...DEFAULT_INDEX_SETTINGS, ...settings };
+    // indexStats() would otherwise log a deprecation warning on every call and return the centroids we never read.
+    process.env.LANCE_INCLUDE_VECTOR_CENTROIDS ??= 'false';
+  }
+
+  private connection(): Promise<Connection> {
+    if (!this.db) {
+      // The API process searches while the worker process writes: every read looks for newer versions
+      // (a check of the table's manifest on local disk) instead of answering from the version it opened.
+      this.db = connect(this.dir, { readConsistencyInterval: 0 });
+      this.db.catch(() => (this.db = undefined));
+    }
+    return this.db;
+  }
+
+  async upsert(model: EmbeddingModelRef, namespace: string, records: VectorRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    for (const r of records) {
+      if (r.values.length !== model.dimensions) {
+        throw new Error(`vector ${r.id} has ${r.values.length} values; ${model.id} has ${model.dimensions}`);
+      }
+    }
+    // Last write wins within one call too: mergeInsert refuses a source with one key twice.
+    const byKey = new Map<string, VectorRow>();
+    for (const r of records) {
+      byKey.set(rowKey(namespace, r.id), {
+        key: rowKey(namespace, r.id),
+        namespace,
+        id: r.id,
+        knowledge_base_id: r.metadata.knowledgeBaseId,
+        file_id: r.metadata.fileId,
+        chunk_id: r.metadata.chunkId,
+        vector: r.values,
+      });
+    }
+    const data = makeArrowTable([...byKey.values()], { schema: vectorSchema(model.dimensions) });
+    await this.write(model, async (table) => {
+      await table.mergeInsert('key').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+    });
+    const name = tableName(model);
+    const written = (this.sinceCheck.get(name) ?? 0) + byKey.size;
+    this.sinceCheck.set(name, written);
+    if (written >= Math.min(this.settings.threshold, this.settings.reindexAfter) / 4) {
+      this.sinceCheck.set(name, 0);
+      // Not awaited: the caller's vectors are stored; the index catches up in the table's write queue.
+      this.write(model, (table) => this.maintainIndex(table, model)).catch(() => undefined);
+    }
+  }
+
+  async query(model: EmbeddingModelRef, namespace: string, q: VectorQuery): Promise<VectorMatch[]> {
+    if (q.knowledgeBaseIds.length === 0 || q.fileIds?.length === 0 || q.topK <= 0) return [];
+    const table = await this.table(model, false);
+    if (!table) return [];
+    const rows = (await table
+      .vectorSearch(q.vector)
+      .column('vector')
+      .distanceType('cosine')
+      .where(whereClause(namespace, q))
+      .select(['id', 'knowledge_base_id', 'file_id', 'chunk_id', '_distance'])
+      .limit(q.topK)
+      // A selective filter can leave the first partitions short of topK matches: search on until filled
+      // (0: no maximum). Set before the minimum, which may not exceed the maximum in force.
+      .maximumNprobes(0)
+      .minimumNprobes(this.settings.nprobes)
+      .refineFactor(this.settings.refineFactor)
+      .toArray()) as Array<Record<string, unknown> & { _distance: number }>;
+    return rows.map((row) => ({
+      id: String(row.id),
+      // cosine distance is 1 − cosine similarity
+      score: 1 - row._distance,
+      metadata: toMetadata(row),
+    }));
+  }
+
+  deleteFile(model: EmbeddingModelRef, namespace: string, knowledgeBaseId: string, fileId: string) {
+    return this.delete(
+      model,
+      whereClause(namespace, { knowledgeBaseIds: [knowledgeBaseId], fileIds: [fileId] }),
+    );
+  }
+
+  deleteKnowledgeBase(model: EmbeddingModelRef, namespace: string, knowledgeBaseId: string) {
+    return this.delete(model, whereClause(namespace, { knowledgeBaseIds: [knowledgeBaseId] }));
+  }
+
+  async countFile(
+    model: EmbeddingModelRef,
+    namespace: string,
+    knowledgeBaseId: string,
+    fileId: string,
+  ): Promise<number> {
+    const table = await this.table(model, false);
+    if (!table) return 0;
+    return table.countRows(
+      whereClause(namespace, { knowledgeBaseIds: [knowledgeBaseId], fileIds: [fileId] }),
+    );
+  }
+
+  /**
+   * Builds the vector index now if the table has reached the threshold, or folds new rows into it; upserts
+   * do this on their own in the background. Resolves when done (benchmarks, tests).
+   */
+  async maintain(model: EmbeddingModelRef): Promise<void> {
+    await this.write(model, (table) => this.maintainIndex(table, model));
+  }
+
+  /** Waits for queued writes and index work, then closes the connection. */
+  async close(): Promise<void> {
+    await Promise.all([...this.writeQueues.values()].map((q) => q.catch(() => undefined)));
+    if (this.db) (await this.db).close();
+  }
+
+  private async delete(model: EmbeddingModelRef, where: string): Promise<void> {
+    if (!(await this.table(model, false))) return;
+    await this.write(model, async (table) => {
+      await table.delete(where);
+    });
+  }
+
+  /** Opens (or, for a write, creates) the model's table; undefined when reading a table never written. */
+  private table(model: EmbeddingModelRef, create: boolean): Promise<Table | undefined> {
+    const name = tableName(model);
+    const cached = this.tables.get(name);
+    if (cached) return cached.then((t) => t ?? (create ? this.createTable(model) : undefined));
+    const opened = this.connection().then(async (db) => {
+      if ((await db.tableNames()).includes(name)) return db.openTable(name);
+      return create ? this.createTable(model) : undefined;
+    });
+    this.tables.set(name, opened);
+    // Neither a failure nor "no table yet" is remembered: another process may create the table any time.
+    opened.then(
+      (t) => t ?? this.tables.delete(name),
+      () => this.tables.delete(name),
+    );
+    return opened;
+  }
+
+  private createTable(model: EmbeddingModelRef): Promise<Table> {
+    const name = tableName(model);
+    const created = this.connection().then((db) =>
+      db.createEmptyTable(name, vectorSchema(model.dimensions), { existOk: true }),
+    );
+    this.tables.set(name, created);
+    return created;
+  }
+
+  /** Runs fn on the model's table after every write queued before it. */
+  private write<T>(model: EmbeddingModelRef, fn: (table: Table) => Promise<T>): Promise<T> {
+    const name = tableName(model);
+    const previous = this.writeQueues.get(name) ?? Promise.resolve();
+    const next = previous.then(async () => fn((await this.table(model, true))!));
+    this.writeQueues.set(
+      name,
+      next.catch(() => undefined),
+    );
+    return next;
+  }
+
+  private async maintainIndex(table: Table, model: EmbeddingModelRef): Promise<void> {
+    const rows = await table.countRows();
+    const stats = await table.indexStats(VECTOR_INDEX);
+    if (!stats) {
+      if (rows < this.settings.threshold) return;
+      const partitions = this.settings.partitions?.(rows) ?? Math.max(1, Math.round(Math.sqrt(rows)));
+      const common = {
+        distanceType: 'cosine' as const,
+        numPartitions: partitions,
+        maxIterations: this.settings.maxIterations,
+      };
+      await table.createIndex('vector', {
+        name: VECTOR_INDEX,
+        config:
+          this.settings.kind === 'ivf_flat'
+            ? Index.ivfFlat(common)
+            : Index.ivfPq({
+                ...common,
+                numSubVectors: this.settings.subVectors?.(model.dimensions) ?? model.dimensions / 8,
+              }),
+      });
+      // The filters every query and delete carries.
+      await table.createIndex('namespace', { config: Index.bitmap() });
+      await table.createIndex('knowledge_base_id', { config: Index.btree() });
+      await table.createIndex('key', { config: Index.btree() });
+      return;
+    }
+    if (stats.numUnindexedRows >= this.settings.reindexAfter) await table.optimize();
+  }
+}

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '@lancedb/lancedb';
+import { expect } from 'chai';
+import { vectorId } from '@lib/vectors/ids';
+import { LanceVectorStore } from '@lib/vectors/lancedb';
+import { tableName } from '@lib/vectors/lancedb-schema';
+import type { EmbeddingModelRef, VectorRecord } from '@lib/vectors/vector-store';
+
+const MODEL: EmbeddingModelRef = { id: 'test:lance', dimensions: 16 };
+
+/** A deterministic pseudo-random unit vector (xorshift), so a failure can be replayed. */
+function unit(seed: number): number[] {
+  let x = seed * 2654435761 + 1;
+  const v = Array.from({ length: MODEL.dimensions }, () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return ((x >>> 0) / 0xffffffff) * 2 - 1;
+  });
+  const n = Math.hypot(...v);
+  return v.map((a) => a / n);
+}
+
+const rec = (kb: string, file: string, i: number, seed = i): VectorRecord => ({
+  id: vectorId(kb, file, i),
+  values: unit(seed),
+  metadata: { knowledgeBaseId: kb, fileId: file, chunkId: `c${i}` },
+});
+
+describe('LanceDB vector store: index and concurrency', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let store: LanceVectorStore;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vectors-lance-'));
+    store = new LanceVectorStore(dir, { threshold: 600, reindexAfter: 200, nprobes: 4 });
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const indexNames = async () => {
+    const db = await connect(dir);
+    const table = await db.openTable(tableName(MODEL));
+    return (await table.listIndices()).map((i) => i.name);
+  };
+
+  it('scans below the threshold and builds an ANN index past it; a narrow filter still fills topK', async () => {
+    await store.upsert(
+      MODEL,
+      'org',
+      Array.from({ length: 500 }, (_, i) => rec('kb', `f${i % 50}`, i)),
+    );
+    await store.maintain(MODEL);
+    expect(await indexNames()).not.to.include('vector_idx');
+    await store.upsert(
+      MODEL,
+      'org',
+      Array.from({ length: 500 }, (_, i) => rec('kb', `f${i % 50}`, 500 + i)),
+    );
+    await store.maintain(MODEL);
+    expect(await indexNames()).to.include('vector_idx');
+
+    const hit = await store.query(MODEL, 'org', { vector: unit(123), topK: 3, knowledgeBaseIds: ['kb'] });
+    expect(hit[0]!.id).to.equal(vectorId('kb', 'f23', 123));
+    expect(hit[0]!.score).to.be.closeTo(1, 1e-4);
+    // One file's 20 vectors are spread over the index's partitions; 4 probes alone would miss some.
+    const file = await store.query(MODEL, 'org', {
+      vector: unit(7),
+      topK: 20,
+      knowledgeBaseIds: ['kb'],
+      fileIds: ['f7'],
+    });
+    expect(file).to.have.length(20);
+    expect(new Set(file.map((m) => m.metadata.fileId))).to.deep.equal(new Set(['f7']));
+  });
+
+  it('folds rows added after the index into it, and still finds them', async () => {
+    await store.upsert(
+      MODEL,
+      'org',
+      Array.from({ length: 700 }, (_, i) => rec('kb', 'old', i)),
+    );
+    await store.maintain(MODEL);
+    await store.upsert(
+      MODEL,
+      'org',
+      Array.from({ length: 300 }, (_, i) => rec('kb', 'new', i, 10_000 + i)),
+    );
+    await store.maintain(MODEL);
+    const db = await connect(dir);
+    const stats = await (await db.openTable(tableName(MODEL))).indexStats('vector_idx');
+    expect(stats?.numUnindexedRows).to.equal(0);
+    const hit = await store.query(MODEL, 'org', { vector: unit(10_050), topK: 1, knowledgeBaseIds: ['kb'] });
+    expect(hit[0]!.id).to.equal(vectorId('kb', 'new', 50));
+  });
+
+  it('shows another connection (the API process is one) what the writer stored after it looked', async () => {
+    const reader = new LanceVectorStore(dir);
+    expect(await reader.countFile(MODEL, 'org', 'kb', 'f')).to.equal(0);
+    await store.upsert(MODEL, 'org', [rec('kb', 'f', 0)]);
+    expect(await reader.countFile(MODEL, 'org', 'kb', 'f')).to.equal(1);
+    await store.upsert(MODEL, 'org', [rec('kb', 'f', 1), rec('kb', 'f', 2)]);
+    await store.deleteFile(MODEL, 'org', 'kb', 'g');
+    expect(await reader.countFile(MODEL, 'org', 'kb', 'f')).to.equal(3);
+    const hit = await reader.query(MODEL, 'org', { vector: unit(2), topK: 1, knowledgeBaseIds: ['kb'] });
+    expect(hit[0]!.id).to.equal(vectorId('kb', 'f', 2));
+    await reader.close();
+  });
+
+  it('takes many concurrent upserts to one table, overlapping ids included, without loss or duplicates', async () => {
+    const kb = `kb${randomBytes(3).toString('hex')}`;
+    // 20 callers at once, as the worker's concurrent activities do; every id is written by two of them.
+    await Promise.all(
+      Array.from({ length: 20 }, (_, c) =>
+        store.upsert(
+          MODEL,
+          'org',
+          Array.from({ length: 50 }, (_, i) => rec(kb, 'f', (c % 10) * 50 + i)),
+        ),
+      ),
+    );
+    expect(await store.countFile(MODEL, 'org', kb, 'f')).to.equal(500);
+  });
+});
