@@ -162,24 +162,35 @@ async function main(): Promise<void> {
     };
     const d = DEFAULT_INDEX_SETTINGS;
     console.log(`LanceDB ${KIND}, all four knowledge bases:`);
-    for (const [nprobes, refineFactor] of [
-      [5, 5],
-      [10, 5],
-      [10, 10],
-      [d.nprobes, d.refineFactor],
-      [40, 10],
-      [40, 20],
-    ] as const) {
-      const mark = nprobes === d.nprobes && refineFactor === d.refineFactor ? ' (default)' : '';
+    // IVF_FLAT's distances are exact, so only IVF_PQ has a refine factor to tune.
+    const sweep: Array<[number, number]> =
+      KIND === 'ivf_pq'
+        ? [
+            [5, 5],
+            [10, 5],
+            [10, 10],
+            [20, 10],
+            [40, 10],
+            [40, 20],
+          ]
+        : [
+            [5, d.refineFactor],
+            [10, d.refineFactor],
+            [20, d.refineFactor],
+            [40, d.refineFactor],
+          ];
+    for (const [nprobes, refineFactor] of sweep) {
+      const isDefault = nprobes === d.nprobes && refineFactor === d.refineFactor && KIND === d.kind;
+      const refine = KIND === 'ivf_pq' ? `, refine ×${refineFactor}` : '';
       await run(
-        `  nprobes ${nprobes}, refine ×${refineFactor}${mark}`,
+        `  nprobes ${nprobes}${refine}${isDefault ? ' (default)' : ''}`,
         { nprobes, refineFactor },
         KBS,
         exact,
       );
     }
     console.log(`LanceDB ${KIND}, one knowledge base (a quarter of the rows):`);
-    await run(`  nprobes ${d.nprobes}, refine ×${d.refineFactor} (default)`, {}, [KBS[0]!], exactKb0);
+    await run(`  nprobes ${d.nprobes} (default settings)`, {}, [KBS[0]!], exactKb0);
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });

@@ -50,35 +50,38 @@ describe('LanceDB vector store: index and concurrency', function () {
     return (await table.listIndices()).map((i) => i.name);
   };
 
-  it('scans below the threshold and builds an ANN index past it; a narrow filter still fills topK', async () => {
-    await store.upsert(
-      MODEL,
-      'org',
-      Array.from({ length: 500 }, (_, i) => rec('kb', `f${i % 50}`, i)),
-    );
-    await store.maintain(MODEL);
-    expect(await indexNames()).not.to.include('vector_idx');
-    await store.upsert(
-      MODEL,
-      'org',
-      Array.from({ length: 500 }, (_, i) => rec('kb', `f${i % 50}`, 500 + i)),
-    );
-    await store.maintain(MODEL);
-    expect(await indexNames()).to.include('vector_idx');
+  for (const kind of ['ivf_flat', 'ivf_pq'] as const) {
+    it(`scans below the threshold and builds an ${kind} index past it; a narrow filter still fills topK`, async () => {
+      store = new LanceVectorStore(dir, { kind, threshold: 600, reindexAfter: 200, nprobes: 4 });
+      await store.upsert(
+        MODEL,
+        'org',
+        Array.from({ length: 500 }, (_, i) => rec('kb', `f${i % 50}`, i)),
+      );
+      await store.maintain(MODEL);
+      expect(await indexNames()).not.to.include('vector_idx');
+      await store.upsert(
+        MODEL,
+        'org',
+        Array.from({ length: 500 }, (_, i) => rec('kb', `f${i % 50}`, 500 + i)),
+      );
+      await store.maintain(MODEL);
+      expect(await indexNames()).to.include('vector_idx');
 
-    const hit = await store.query(MODEL, 'org', { vector: unit(123), topK: 3, knowledgeBaseIds: ['kb'] });
-    expect(hit[0]!.id).to.equal(vectorId('kb', 'f23', 123));
-    expect(hit[0]!.score).to.be.closeTo(1, 1e-4);
-    // One file's 20 vectors are spread over the index's partitions; 4 probes alone would miss some.
-    const file = await store.query(MODEL, 'org', {
-      vector: unit(7),
-      topK: 20,
-      knowledgeBaseIds: ['kb'],
-      fileIds: ['f7'],
+      const hit = await store.query(MODEL, 'org', { vector: unit(123), topK: 3, knowledgeBaseIds: ['kb'] });
+      expect(hit[0]!.id).to.equal(vectorId('kb', 'f23', 123));
+      expect(hit[0]!.score).to.be.closeTo(1, 1e-4);
+      // One file's 20 vectors are spread over the index's partitions; 4 probes alone would miss some.
+      const file = await store.query(MODEL, 'org', {
+        vector: unit(7),
+        topK: 20,
+        knowledgeBaseIds: ['kb'],
+        fileIds: ['f7'],
+      });
+      expect(file).to.have.length(20);
+      expect(new Set(file.map((m) => m.metadata.fileId))).to.deep.equal(new Set(['f7']));
     });
-    expect(file).to.have.length(20);
-    expect(new Set(file.map((m) => m.metadata.fileId))).to.deep.equal(new Set(['f7']));
-  });
+  }
 
   it('folds rows added after the index into it, and still finds them', async () => {
     await store.upsert(
