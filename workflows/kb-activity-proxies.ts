@@ -29,10 +29,10 @@ export const uploads = proxyActivities<Activities>({
 });
 
 // Reading and parsing a file (up to the size limit, vision model calls included): long, with a heartbeat so a
-// dead worker is noticed within a minute.
+// dead worker is noticed within half a minute.
 export const parsing = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '1 minute',
+  heartbeatTimeout: '30 seconds',
   retry: {
     initialInterval: '5 seconds',
     backoffCoefficient: 2,
@@ -42,9 +42,11 @@ export const parsing = proxyActivities<Activities>({
   },
 });
 
-// Embedding a batch: a model server's rate limits and outages are retried with growing pauses.
+// Embedding a batch: a model server's rate limits and outages are retried with growing pauses; the heartbeat
+// hands the batch to another worker within 20 seconds when this one dies.
 export const embedding = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '20 seconds',
   retry: {
     initialInterval: '2 seconds',
     backoffCoefficient: 2,

@@ -162,7 +162,7 @@ export function createIngestionActivities(deps: IngestionDeps) {
       const missing = chunks.filter((c) => !c.embedding);
       let fresh: number[][] = [];
       try {
-        fresh = missing.length ? await embedder.embed(missing.map((c) => c.text)) : [];
+        fresh = missing.length ? await withHeartbeat(() => embedder.embed(missing.map((c) => c.text))) : [];
       } catch (err) {
         if (err instanceof EmbeddingRejected)
           throw ApplicationFailure.nonRetryable(err.message, FAILURES.embeddingRejected);

@@ -1,0 +1,23 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import type { TestEnv } from './env';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** The real worker entry point as its own process, on the test env's task queue. */
+export function startWorkerProcess(env: TestEnv): ChildProcess {
+  // node itself (not the tsx wrapper, which would outlive a SIGKILL in its child) so the kill is real.
+  return spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'worker/main.ts')], {
+    cwd: ROOT,
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      TEMPORAL_TASK_QUEUE: env.config.temporal.taskQueue,
+      OPENAI_BASE_URL: env.config.llm.baseUrl,
+      OPENAI_API_KEY: env.config.llm.apiKey,
+      SMTP_URL: env.config.mail.smtpUrl,
+      JWT_SECRET: env.config.auth.jwtSecret,
+      LOG_LEVEL: 'silent',
+    },
+  });
+}
