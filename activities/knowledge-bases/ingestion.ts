@@ -3,6 +3,7 @@ import type OpenAI from 'openai';
 import { FAILURES, type EmbedBatchInput, type IngestFileInput, type UploadState } from '@contracts';
 import type { Embedders } from '@lib/embeddings/embedders';
 import { EmbeddingRejected } from '@lib/embeddings/embedder';
+import { EmbeddingUnavailable } from '@lib/embeddings/openai';
 import type { KbFileDoc } from '@lib/knowledge-bases/kb-file.schema';
 import { ObjectTooLarge, type ObjectStore } from '@lib/knowledge-bases/object-store';
 import { chunkSegments, createVisionReader, ParseError, parseDocument } from '@lib/knowledge-bases/parsing';
@@ -11,6 +12,16 @@ import type { Repositories } from '@lib/repositories';
 import type { VectorStore } from '@lib/vectors/vector-store';
 import { vectorId } from '@lib/vectors/ids';
 import { embeddingFromBuffer, embeddingToBuffer } from './embedding-buffer';
+
+/** How an embedder's failure reaches Temporal: a refusal is final, a rate limit that names its wait is retried
+ * after it (not at the policy's backoff), anything else is retried by the policy. */
+export function embeddingFailure(err: unknown): unknown {
+  if (err instanceof EmbeddingRejected)
+    return ApplicationFailure.nonRetryable(err.message, FAILURES.embeddingRejected);
+  if (err instanceof EmbeddingUnavailable && err.retryAfterMs)
+    return ApplicationFailure.create({ message: err.message, nextRetryDelay: err.retryAfterMs });
+  return err;
+}
 
 export interface IngestionDeps {
   repos: Repositories;
@@ -164,9 +175,7 @@ export function createIngestionActivities(deps: IngestionDeps) {
       try {
         fresh = missing.length ? await withHeartbeat(() => embedder.embed(missing.map((c) => c.text))) : [];
       } catch (err) {
-        if (err instanceof EmbeddingRejected)
-          throw ApplicationFailure.nonRetryable(err.message, FAILURES.embeddingRejected);
-        throw err;
+        throw embeddingFailure(err);
       }
       const freshById = new Map(missing.map((c, i) => [c._id, fresh[i]!]));
       await tenant.kbChunks.setEmbeddings(
