@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { SignJWT, UnsecuredJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader, SignJWT, UnsecuredJWT } from 'jose';
 import { ASSUME_ROLE_TTL_SECONDS, InvalidTokenError, TokenService } from '@lib/auth/tokens';
 
 const SECRET = 'unit-test-secret-of-at-least-32-bytes!!';
@@ -51,6 +51,18 @@ describe('service tokens', () => {
     expect(claims.permissions).to.deep.equal(['agents.use:agt_1']);
     expect(claims.expiresAt.getTime() - claims.issuedAt.getTime()).to.equal(ASSUME_ROLE_TTL_SECONDS * 1000);
     expect(ASSUME_ROLE_TTL_SECONDS).to.equal(7200);
+  });
+
+  it('shows the holder of a token what it is: the chat role in an assume-role token, no role in a session', async () => {
+    // An embedding page reads its token's claims (the token is not encrypted): they must say what it grants.
+    const assumed = (await tokens.signAssumeRole('org_1', 'usr_1', [])).token;
+    expect(decodeJwt(assumed)).to.include({ typ: 'assume_role', org: 'org_1', sub: 'usr_1', role: 'chat' });
+    const session = (await tokens.signSession('org_1', 'usr_1')).token;
+    expect(decodeJwt(session)).to.include({ typ: 'session', org: 'org_1', sub: 'usr_1' });
+    expect(decodeJwt(session)).to.not.have.property('role');
+    for (const token of [assumed, session]) {
+      expect(decodeProtectedHeader(token)).to.deep.equal({ alg: 'HS256', typ: 'JWT' });
+    }
   });
 
   it('refuses another secret, issuer or audience, an unsigned token and an expired one', async () => {
