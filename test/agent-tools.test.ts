@@ -34,7 +34,12 @@ describe('agent server tools', () => {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         bodies.push(`${req.method} ${Buffer.concat(chunks).toString()}`);
-        // /text/<n> answers n characters of text; anything else a small JSON body.
+        // /empty answers 204 No Content; /text/<n> n characters of text; anything else a small JSON body.
+        if (req.url === '/empty') {
+          res.statusCode = 204;
+          res.end();
+          return;
+        }
         const size = /^\/text\/(\d+)$/.exec(req.url ?? '')?.[1];
         res.setHeader('content-type', size ? 'text/plain' : 'application/json');
         res.end(size ? 'x'.repeat(Number(size)) : '{"pong":true}');
@@ -151,7 +156,7 @@ describe('agent server tools', () => {
     }
   });
 
-  it('sends the body of a POST, and none with GET or DELETE', async () => {
+  it('sends the body of a POST, none with GET or DELETE, and only the methods configured', async () => {
     const { port } = server.address() as AddressInfo;
     const config = { http_request: { allowedHosts: ['127.0.0.1'], methods: ['GET', 'POST', 'DELETE'] } };
     const url = `http://127.0.0.1:${port}/items`;
@@ -165,6 +170,12 @@ describe('agent server tools', () => {
       expect(out).to.deep.include({ status: 200, body: '{"pong":true}' });
     }
     expect(bodies.slice(before)).to.deep.equal(['GET ', 'DELETE ', 'POST {"name":"new"}']);
+    await run(config, 'http_request', { url, method: 'PUT', body: '{}' }).then(
+      () => expect.fail('PUT was sent by a tool that does not allow it'),
+      (err: Error) =>
+        expect(err.message).to.equal('method PUT is not allowed by this tool (allowed: GET, POST, DELETE)'),
+    );
+    expect(bodies).to.have.length(before + 3);
   });
 
   it('gives the model at most 20,000 characters of a response body, marked when cut', async () => {
@@ -176,6 +187,10 @@ describe('agent server tools', () => {
           body: string;
         }
       ).body;
+    const empty = JSON.parse(
+      await run(config, 'http_request', { url: `http://127.0.0.1:${port}/empty` }),
+    ) as Record<string, unknown>;
+    expect(empty).to.deep.equal({ status: 204, contentType: null, body: '' });
     expect(await body(20_000)).to.equal('x'.repeat(20_000));
     expect(await body(20_001)).to.equal(`${'x'.repeat(20_000)}…(truncated)`);
     expect(await body(30_000)).to.equal(`${'x'.repeat(20_000)}…(truncated)`);

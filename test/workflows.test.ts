@@ -221,6 +221,23 @@ describe('workflows on the time-skipping test server', () => {
     });
   });
 
+  it('tells an agent called by another agent that no client can run its frontend tools', async () => {
+    const fake = fakeActivities(env);
+    fake.answers.turnSetup = () => ({ ...setupWith([askTool('agt_b')]), target });
+    fake.answers.agentSetup = () => setupWith([frontendTool]);
+    fake.answers.reply = (call) => {
+      const heard = call.messages.find((m) => m.role === 'tool');
+      if (heard) return { content: `heard: ${heard.content}`, toolCalls: [] };
+      return {
+        content: '',
+        toolCalls: [callTo(call.tools[0]!.name, JSON.stringify({ message: 'colour?' }))],
+      };
+    };
+    const result = await withWorker(fake, (q) => runTurn(q));
+    expect(result.status).to.equal('complete');
+    expect(fake.seen.replies[0]!.text).to.equal('heard: heard: {"error":"no client to run this tool"}');
+  });
+
   it('passes the result a client signals to the model, without waiting for the timeout', async () => {
     const fake = fakeActivities(env);
     fake.answers.turnSetup = () => ({ ...setupWith([frontendTool]), target });

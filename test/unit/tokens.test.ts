@@ -105,7 +105,7 @@ describe('service tokens', () => {
     expect(await refusal(noSubject)).to.equal('token claims are invalid');
   });
 
-  it('keeps only string permissions', async () => {
+  it('keeps only string permissions, and makes up no token id', async () => {
     const claims = await tokens.verify(
       await forged({ typ: 'assume_role', org: 'org_1', permissions: ['a', 1, null, 'b'] }),
     );
@@ -114,5 +114,7 @@ describe('service tokens', () => {
       await forged({ typ: 'assume_role', org: 'org_1', permissions: 'a' }),
     );
     expect(notAList.permissions).to.deep.equal([]);
+    // A token signed without an id (jti) has none: nothing is made up.
+    expect(notAList.tokenId).to.equal('');
   });
 });
