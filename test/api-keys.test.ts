@@ -157,6 +157,9 @@ describe('API keys', () => {
     await as(env, org.owner.token)
       .delete(org.path(`/users/${org.admin.userId}`))
       .expect(200);
-    await as(env, key).get(org.path()).expect(401);
+    const res = await as(env, key).get(org.path()).expect(401);
+    expect(res.body.error.message).to.equal(
+      'the creator of this API key is not a member of this organization',
+    );
   });
 });

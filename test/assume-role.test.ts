@@ -56,6 +56,20 @@ describe('assume-role tokens', () => {
     await as(env, token).post(org.path('/assume-role'), { userId: org.owner.userId }).expect(403);
   });
 
+  it('stays a chat token when its member is promoted: it never carries the member’s own role', async () => {
+    const { token } = (
+      await as(env, org.owner.token).post(org.path('/assume-role'), { userId: org.chat.userId }).expect(200)
+    ).body;
+    await as(env, org.owner.token)
+      .put(org.path(`/users/${org.chat.userId}`), { role: 'admin' })
+      .expect(200);
+    // The member's own session now lists users; the embedded-chat token minted for them still may not.
+    await as(env, org.chat.token).get(org.path('/users')).expect(200);
+    await as(env, token).get(org.path('/users')).expect(403);
+    await as(env, token).post(org.path('/api-keys'), {}).expect(403);
+    await as(env, token).get(org.path()).expect(200);
+  });
+
   it('creates an unknown user as a chat member when userEmail is given, and finds them again by that id', async () => {
     const email = `pat-${Date.now()}@example.test`;
     const first = await as(env, org.apiKey)

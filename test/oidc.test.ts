@@ -20,7 +20,13 @@ describe('external OIDC sessions', () => {
     const pair = await generateKeyPair('RS256');
     privateKey = pair.privateKey;
     const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-    server = createServer((_req, res) => {
+    // The keys are where OIDC discovery puts them, and nowhere else.
+    server = createServer((req, res) => {
+      if (req.url !== '/.well-known/jwks.json') {
+        res.statusCode = 404;
+        res.end();
+        return;
+      }
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ keys: [jwk] }));
     });
@@ -100,8 +106,31 @@ describe('external OIDC sessions', () => {
     });
     await auth.authenticate(`Bearer ${token}`, attackerOrg.organizationId).then(
       () => expect.fail(`the victim signed in as ${minted.body.userId}`),
-      (err: { status: number }) => expect(err.status).to.equal(401),
+      (err: { status: number; message: string }) =>
+        expect(err).to.include({
+          status: 401,
+          message: 'this identity is not a member of this organization',
+        }),
     );
+  });
+
+  it('finds the keys of an issuer written with a trailing slash', async () => {
+    const slashed = `${issuer}/`;
+    const auth = new Authenticator(env.deps.repos, env.deps.tokens, {
+      issuer: slashed,
+      audience: 'workspace',
+    });
+    const member = await addMember(env, org.organizationId, 'chat', 'Sol');
+    const token = await new SignJWT({ sub: 'idp|sol', email: member.email, email_verified: true })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(slashed)
+      .setAudience('workspace')
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(privateKey);
+    expect(await auth.authenticate(`Bearer ${token}`, org.organizationId)).to.include({
+      userId: member.userId,
+    });
   });
 
   it('requires an audience whenever an issuer is configured', () => {

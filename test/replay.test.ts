@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
+import { mutationTestingWorkerOptions } from './helpers/mutation';
 import { workflowBundle } from './helpers/worker';
 
 // Recorded histories of real runs. Replaying them against today's workflow code fails when a change would
@@ -43,8 +44,10 @@ describe('workflow replay', () => {
   for (const file of files) {
     it(`replays ${file} deterministically`, async () => {
       const history = historyFromJSON(JSON.parse(readFileSync(join(DIR, file), 'utf8')));
+      // Replay runs workflows in this thread already; under StrykerJS each replay gets a sandbox of its own.
+      const { reuseV8Context } = mutationTestingWorkerOptions();
       await Worker.runReplayHistory(
-        { workflowBundle: await workflowBundle() },
+        { workflowBundle: await workflowBundle(), reuseV8Context },
         history,
         workflowIds[file] ?? file,
       );

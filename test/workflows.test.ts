@@ -1,11 +1,14 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import {
+  FAILURES,
   frontendToolResultSignal,
   WORKFLOWS,
   type AgentCallInput,
+  type InvitationInput,
   type AgentLoopSetup,
   type ModelCall,
   type ModelReply,
@@ -56,6 +59,8 @@ function fakeActivities(env: TestWorkflowEnvironment) {
     replies: [] as Array<{ text: string; status: string }>,
     agentCalls: [] as AgentCallInput[],
     callbacks: 0,
+    callbackInputs: [] as unknown[],
+    invitations: 0,
   };
   const answers = {
     turnSetup: (): TurnSetup => ({ ...setupWith([serverTool]), target }),
@@ -63,9 +68,11 @@ function fakeActivities(env: TestWorkflowEnvironment) {
     reply: (_call: ModelCall): ModelReply => ({ content: 'done', toolCalls: [] }),
     tool: (): Promise<string> => Promise.resolve('{"ok":true}'),
     callback: (): Promise<void> => Promise.resolve(),
+    invitation: (): Promise<{ messageId: string }> => Promise.resolve({ messageId: '<m1@test>' }),
   };
   const activities = {
-    loadTurn: () => Promise.resolve(answers.turnSetup()),
+    // Called inside the promise, so a setup that throws fails the activity instead of the call.
+    loadTurn: () => new Promise<TurnSetup>((resolve) => resolve(answers.turnSetup())),
     loadAgentCall: (input: AgentCallInput) => {
       seen.agentCalls.push(input);
       return Promise.resolve(answers.agentSetup(input));
@@ -86,9 +93,14 @@ function fakeActivities(env: TestWorkflowEnvironment) {
       seen.replies.push({ text, status });
       return Promise.resolve({ messageId: 'msg_1' });
     },
-    postCallback: () => {
+    postCallback: (input: unknown) => {
       seen.callbacks++;
+      seen.callbackInputs.push(input);
       return answers.callback();
+    },
+    sendInvitationEmail: () => {
+      seen.invitations++;
+      return answers.invitation();
     },
   };
   return { seen, answers, activities };
@@ -209,6 +221,23 @@ describe('workflows on the time-skipping test server', () => {
     });
   });
 
+  it('tells an agent called by another agent that no client can run its frontend tools', async () => {
+    const fake = fakeActivities(env);
+    fake.answers.turnSetup = () => ({ ...setupWith([askTool('agt_b')]), target });
+    fake.answers.agentSetup = () => setupWith([frontendTool]);
+    fake.answers.reply = (call) => {
+      const heard = call.messages.find((m) => m.role === 'tool');
+      if (heard) return { content: `heard: ${heard.content}`, toolCalls: [] };
+      return {
+        content: '',
+        toolCalls: [callTo(call.tools[0]!.name, JSON.stringify({ message: 'colour?' }))],
+      };
+    };
+    const result = await withWorker(fake, (q) => runTurn(q));
+    expect(result.status).to.equal('complete');
+    expect(fake.seen.replies[0]!.text).to.equal('heard: heard: {"error":"no client to run this tool"}');
+  });
+
   it('passes the result a client signals to the model, without waiting for the timeout', async () => {
     const fake = fakeActivities(env);
     fake.answers.turnSetup = () => ({ ...setupWith([frontendTool]), target });
@@ -236,18 +265,130 @@ describe('workflows on the time-skipping test server', () => {
   it('stores an error reply when the model fails for good, and reports a failed callback without failing', async () => {
     const fake = fakeActivities(env);
     fake.answers.reply = () => {
-      throw Object.assign(new Error('model said no'), { name: 'LlmRequestRejected' });
+      // Thrown as retryable: only the model proxy's retry policy (which lists the type) stops the retries.
+      throw ApplicationFailure.retryable('model said no', FAILURES.llmRequestRejected);
     };
     fake.answers.callback = () => Promise.reject(new Error('callback host down'));
     const result = await withWorker(fake, (q) =>
       runTurn(q, turnInput({ callbackUrl: 'https://cb.example/x' })),
     );
     expect(result).to.deep.equal({ messageId: 'msg_1', status: 'error' });
+    // A request the model rejects is not retried; a callback that fails is, up to 12 times in all.
+    expect(fake.seen.models).to.have.length(1);
+    expect(fake.seen.callbacks).to.equal(12);
     expect(fake.seen.replies[0]!.status).to.equal('error');
     expect(fake.seen.replies[0]!.text).to.match(/^The agent could not reply: /);
     expect(fake.seen.callbacks).to.be.greaterThan(1);
     expect(fake.seen.events.find((e) => e.type === 'callback_failed')).to.include({
       error: 'callback host down',
+    });
+  });
+
+  it('stores an error reply when what the turn needs is gone, and posts it to the callback', async () => {
+    const fake = fakeActivities(env);
+    fake.answers.turnSetup = () => {
+      throw ApplicationFailure.nonRetryable('agent agt_a no longer exists', FAILURES.turnTargetGone);
+    };
+    const input = turnInput({ callbackUrl: 'https://cb.example/turns' });
+    const result = await withWorker(fake, (q) => runTurn(q, input));
+    expect(result).to.deep.equal({ messageId: 'msg_1', status: 'error' });
+    expect(fake.seen.models).to.deep.equal([]);
+    expect(fake.seen.replies).to.deep.equal([
+      { text: 'The agent could not reply: agent agt_a no longer exists', status: 'error' },
+    ]);
+    expect(fake.seen.callbackInputs).to.deep.equal([
+      {
+        url: 'https://cb.example/turns',
+        payload: {
+          organizationId: ORG,
+          conversationId: 'cnv_1',
+          agentId: 'agt_a',
+          requestId: input.requestId,
+          status: 'error',
+          message: { messageId: 'msg_1' },
+        },
+      },
+    ]);
+  });
+
+  it('tries a failing tool 3 times, a refused tool call once, and gives the model each error', async () => {
+    const fake = fakeActivities(env);
+    fake.answers.tool = () =>
+      Promise.reject(
+        fake.seen.tools.length === 1
+          ? ApplicationFailure.retryable('no such table', FAILURES.toolInput)
+          : new Error('database is restarting'),
+      );
+    fake.answers.reply = (call) =>
+      call.messages.length === 1
+        ? { content: '', toolCalls: [callTo('lookup')] }
+        : call.messages.length === 3
+          ? { content: '', toolCalls: [callTo('lookup')] }
+          : { content: 'sorry', toolCalls: [] };
+    await withWorker(fake, (q) => runTurn(q));
+    // The first call is refused once; the second fails 3 times.
+    expect(fake.seen.tools).to.deep.equal(['lookup', 'lookup', 'lookup', 'lookup']);
+    const results = fake.seen.models[2]!.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(results.map((r) => (JSON.parse(r) as { error: string }).error)).to.deep.equal([
+      'no such table',
+      'database is restarting',
+    ]);
+  });
+
+  it('gives up on a callback the service refuses at once, and says so to the client', async () => {
+    const fake = fakeActivities(env);
+    fake.answers.callback = () =>
+      Promise.reject(ApplicationFailure.retryable('private address', FAILURES.callbackRefused));
+    const result = await withWorker(fake, (q) => runTurn(q, turnInput({ callbackUrl: 'http://10.0.0.1/' })));
+    expect(result.status).to.equal('complete');
+    expect(fake.seen.callbacks).to.equal(1);
+    expect(fake.seen.events.find((e) => e.type === 'callback_failed')).to.include({
+      error: 'private address',
+    });
+  });
+
+  describe('invitation mail', () => {
+    const invitation = (): InvitationInput => ({
+      organizationId: ORG,
+      organizationName: 'Org',
+      userId: `usr_${randomUUID()}`,
+      email: 'new@example.test',
+      name: 'New',
+      role: 'chat',
+      invitedByName: 'Owner',
+    });
+    const sendInvitation = (taskQueue: string, input = invitation()) =>
+      env.client.workflow.execute<(i: InvitationInput) => Promise<{ messageId: string }>>(
+        WORKFLOWS.invitation,
+        { taskQueue, workflowId: `invite-${ORG}-${input.userId}`, args: [input] },
+      );
+    const failureOf = (run: Promise<unknown>) =>
+      run.then(
+        () => expect.fail('the invitation workflow succeeded'),
+        (err: { cause?: { cause?: Error } }) => err.cause?.cause?.message,
+      );
+
+    it('retries a relay that keeps failing 20 times in all, then fails', async () => {
+      const fake = fakeActivities(env);
+      fake.answers.invitation = () => Promise.reject(new Error('421 try again later'));
+      const reason = await withWorker(fake, (q) => failureOf(sendInvitation(q)));
+      expect(reason).to.equal('421 try again later');
+      expect(fake.seen.invitations).to.equal(20);
+    });
+
+    it('stops at once when the relay rejects the message for good', async () => {
+      const fake = fakeActivities(env);
+      fake.answers.invitation = () =>
+        Promise.reject(ApplicationFailure.retryable('550 no such mailbox', FAILURES.permanentMail));
+      const reason = await withWorker(fake, (q) => failureOf(sendInvitation(q)));
+      expect(reason).to.equal('550 no such mailbox');
+      expect(fake.seen.invitations).to.equal(1);
+    });
+
+    it('returns the message id of the mail sent', async () => {
+      const fake = fakeActivities(env);
+      expect(await withWorker(fake, (q) => sendInvitation(q))).to.deep.equal({ messageId: '<m1@test>' });
+      expect(fake.seen.invitations).to.equal(1);
     });
   });
 });

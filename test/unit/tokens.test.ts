@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { SignJWT, UnsecuredJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader, SignJWT, UnsecuredJWT } from 'jose';
 import { ASSUME_ROLE_TTL_SECONDS, InvalidTokenError, TokenService } from '@lib/auth/tokens';
 
 const SECRET = 'unit-test-secret-of-at-least-32-bytes!!';
@@ -53,6 +53,18 @@ describe('service tokens', () => {
     expect(ASSUME_ROLE_TTL_SECONDS).to.equal(7200);
   });
 
+  it('shows the holder of a token what it is: the chat role in an assume-role token, no role in a session', async () => {
+    // An embedding page reads its token's claims (the token is not encrypted): they must say what it grants.
+    const assumed = (await tokens.signAssumeRole('org_1', 'usr_1', [])).token;
+    expect(decodeJwt(assumed)).to.include({ typ: 'assume_role', org: 'org_1', sub: 'usr_1', role: 'chat' });
+    const session = (await tokens.signSession('org_1', 'usr_1')).token;
+    expect(decodeJwt(session)).to.include({ typ: 'session', org: 'org_1', sub: 'usr_1' });
+    expect(decodeJwt(session)).to.not.have.property('role');
+    for (const token of [assumed, session]) {
+      expect(decodeProtectedHeader(token)).to.deep.equal({ alg: 'HS256', typ: 'JWT' });
+    }
+  });
+
   it('refuses another secret, issuer or audience, an unsigned token and an expired one', async () => {
     const { token } = await new TokenService('another-secret-of-at-least-32-bytes!!', ISSUER, 60).signSession(
       'org_1',
@@ -93,7 +105,7 @@ describe('service tokens', () => {
     expect(await refusal(noSubject)).to.equal('token claims are invalid');
   });
 
-  it('keeps only string permissions', async () => {
+  it('keeps only string permissions, and makes up no token id', async () => {
     const claims = await tokens.verify(
       await forged({ typ: 'assume_role', org: 'org_1', permissions: ['a', 1, null, 'b'] }),
     );
@@ -102,5 +114,7 @@ describe('service tokens', () => {
       await forged({ typ: 'assume_role', org: 'org_1', permissions: 'a' }),
     );
     expect(notAList.permissions).to.deep.equal([]);
+    // A token signed without an id (jti) has none: nothing is made up.
+    expect(notAList.tokenId).to.equal('');
   });
 });
