@@ -9,6 +9,13 @@ import { MongoClient } from 'mongodb';
 // The local stack's embedded database (stack/mongo-java-server): what it acknowledges survives a SIGKILL, and its
 // unique indexes agree with the data afterwards.
 
+/**
+ * A broken launcher must fail these tests, not hang the run: every operation gives up after this long, and every
+ * client a test opened is closed after it, passed or not (mocha runs without `exit`, so one client left open,
+ * retrying its server, would keep the whole run alive).
+ */
+const OPERATION_DEADLINE_MS = 20_000;
+
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
@@ -20,6 +27,7 @@ function freePort(): Promise<number> {
 
 class EmbeddedDb {
   private process?: ChildProcess;
+  private readonly clients = new Set<MongoClient>();
   constructor(
     private readonly port: number,
     private readonly file: string,
@@ -59,10 +67,20 @@ class EmbeddedDb {
     });
   }
 
-  connect() {
-    return MongoClient.connect(`mongodb://127.0.0.1:${this.port}/crash`, {
+  async connect() {
+    const client = new MongoClient(`mongodb://127.0.0.1:${this.port}/crash`, {
       serverSelectionTimeoutMS: 10_000,
+      timeoutMS: OPERATION_DEADLINE_MS,
     });
+    this.clients.add(client);
+    return client.connect();
+  }
+
+  /** Closes every client still open: a test that failed or timed out leaves its own. */
+  async closeClients() {
+    const open = [...this.clients];
+    this.clients.clear();
+    await Promise.all(open.map((client) => client.close(true).catch(() => undefined)));
   }
 }
 
@@ -74,7 +92,9 @@ describe('the embedded database (mongo-java-server + H2)', () => {
     db = new EmbeddedDb(await freePort(), join(dir, 'data.mv'));
     await db.start();
   });
+  afterEach(() => db.closeClients());
   after(async () => {
+    await db.closeClients();
     await db.stop('SIGKILL').catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   });
