@@ -70,7 +70,9 @@ class EmbeddedDb {
   async connect() {
     const client = new MongoClient(`mongodb://127.0.0.1:${this.port}/crash`, {
       serverSelectionTimeoutMS: 10_000,
-      timeoutMS: OPERATION_DEADLINE_MS,
+      // a reply that does not come within the deadline fails the operation (not timeoutMS: that would replace the
+      // maxTimeMS a test sends)
+      socketTimeoutMS: OPERATION_DEADLINE_MS,
     });
     this.clients.add(client);
     return client.connect();
@@ -169,6 +171,34 @@ describe('the embedded database (mongo-java-server + H2)', () => {
     expect(won).to.have.length(10);
     expect(new Set(won).size).to.equal(10);
     await client.close();
+  });
+
+  it('answers a read past its maxTimeMS with MaxTimeMSExpired and keeps working', async () => {
+    let client = await db.connect();
+    const docs = Array.from({ length: 30_000 }, (_, i) => ({ _id: i, k: i % 7, pad: 'x'.repeat(200) }));
+    for (let i = 0; i < docs.length; i += 5_000)
+      await client
+        .db()
+        .collection<{ _id: number; k: number; pad: string }>('slow')
+        .insertMany(docs.slice(i, i + 5_000));
+    await client.close();
+    // A restart leaves the pages on disk only: the abandoned scan goes on reading the file after its deadline.
+    expect(await db.stop('SIGTERM')).to.equal(0);
+    await db.start();
+    client = await db.connect();
+    const col = client.db().collection<{ _id: number; k: number }>('slow');
+    const expired = await col
+      .find({ k: 3 }, { maxTimeMS: 1 })
+      .toArray()
+      .then(
+        () => null,
+        (err: { code?: number }) => err.code,
+      );
+    expect(expired).to.equal(50);
+    // queued behind the abandoned scan (one scan of a collection at a time), then a write
+    expect(await col.countDocuments({ k: 3 })).to.equal(4_286);
+    await col.insertOne({ _id: -1, k: 3 });
+    expect(await col.countDocuments({ k: 3 })).to.equal(4_286 + 1);
   });
 
   it('commits and compacts on SIGTERM, exiting 0 with everything kept', async () => {

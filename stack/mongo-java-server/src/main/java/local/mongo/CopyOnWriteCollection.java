@@ -42,7 +42,8 @@ import de.bwaldvogel.mongo.bson.Document;
  * <p><b>Counts</b> ({@code count}, and {@code countDocuments}' pipeline through {@link CountPipeline}) materialise
  * nothing. <b>One scan for a page and its count</b>: the service asks for both at once with the same filter; the
  * matches of the last full scan are kept while the collection is unchanged (see {@link #scan}), so the second of
- * the two reuses them. A count takes no collection lock (MVMap reads are safe under concurrent writes; the stock
+ * the two reuses them (once: a repeated query scans again). A count takes no collection lock (MVMap reads are safe
+ * under concurrent writes; the stock
  * {@code count} takes none either) and uses a matcher of its own, since the collection's keeps state and is
  * guarded by the collection lock.
  */
@@ -130,10 +131,10 @@ final class CopyOnWriteCollection extends H2Collection {
     }
 
     /**
-     * The stored documents that match {@code query}, in key order. The last scan's matches are kept while the
-     * collection is unchanged (the same MVMap root page: a write replaces it), so a page and the count of the same
-     * filter, which the service sends together, read the collection once: whichever comes second waits here for
-     * the first and reuses its result. Softly held: the collector may drop it.
+     * The stored documents that match {@code query}, in key order. The last scan's matches are kept for one reuse
+     * while the collection is unchanged (the same MVMap root page: a write replaces it), so a page and the count of
+     * the same filter, which the service sends together, read the collection once: whichever comes second waits
+     * here for the first and reuses its result. Softly held: the collector may drop it.
      */
     private List<Document> scan(Document query, Predicate<Document> matcher) {
         synchronized (scanLock) {
@@ -142,6 +143,9 @@ final class CopyOnWriteCollection extends H2Collection {
             // equal values and the same key order at every level (an embedded-document match is order-sensitive)
             if (last != null && last.root == root.root && last.query.equals(query)
                 && last.queryText.equals(query.toString())) {
+                // used once: it serves the count of a page (or the page of a count), not every later repetition of
+                // the query, which scans again as it would on MongoDB (and meets its maxTimeMS)
+                lastScan = null;
                 List<Document> matches = last.matches.get();
                 if (matches != null) {
                     return matches;

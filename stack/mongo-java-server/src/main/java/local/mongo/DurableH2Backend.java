@@ -229,7 +229,9 @@ final class DurableH2Backend extends H2Backend {
         try {
             return answer.get(limit.longValue(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            answer.cancel(true);
+            // no interrupt: an interrupt that meets the reader inside FileChannel I/O closes the store's file channel
+            // (ClosedByInterruptException), and every later read and commit of the store then fails
+            answer.cancel(false);
             throw new MongoServerError(50, "MaxTimeMSExpired", "operation exceeded time limit");
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException cause) throw cause;
