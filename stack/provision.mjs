@@ -2,7 +2,7 @@
 // Plain Node with no dependencies: it runs before node_modules exists.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ROOT = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
@@ -25,9 +25,10 @@ function run(cmd, args, opts = {}) {
   execFileSync(cmd, args, { stdio: ['ignore', process.stderr, process.stderr], ...opts });
 }
 
-function hashFiles(paths) {
+function hashFiles(paths, extra = '') {
   const h = createHash('sha256');
   for (const p of paths) h.update(readFileSync(p));
+  h.update(extra);
   return h.digest('hex').slice(0, 12);
 }
 
@@ -108,14 +109,17 @@ function maven(args, cwd) {
  */
 export function ensureEmbeddedDb() {
   const src = join(ROOT, 'stack', 'mongo-java-server');
-  const java = ['DurableH2Backend.java', 'Launcher.java'].map((f) =>
-    join(src, 'src', 'main', 'java', 'local', 'mongo', f),
-  );
-  const key = hashFiles([join(src, 'pom.xml'), ...java]);
+  const javaDir = join(src, 'src', 'main', 'java', 'local', 'mongo');
+  const java = readdirSync(javaDir)
+    .filter((f) => f.endsWith('.java'))
+    .sort();
+  // the file names too: a class moved from one file to another changes the build
+  const key = hashFiles([join(src, 'pom.xml'), ...java.map((f) => join(javaDir, f))], java.join('\n'));
   const jar = join(STACK_DIR, 'bin', `mongo-java-server-${key}.jar`);
   if (!existsSync(jar)) {
     log('building the embedded database (mongo-java-server + H2, Maven; first time only)');
-    maven(['package'], src);
+    // clean: classes of deleted or renamed sources must not reach the jar
+    maven(['clean', 'package'], src);
     mkdirSync(join(STACK_DIR, 'bin'), { recursive: true });
     copyFileSync(join(src, 'target', 'mongo-java-server-launcher.jar'), jar);
   }

@@ -9,6 +9,13 @@ import { MongoClient } from 'mongodb';
 // The local stack's embedded database (stack/mongo-java-server): what it acknowledges survives a SIGKILL, and its
 // unique indexes agree with the data afterwards.
 
+/**
+ * A broken launcher must fail these tests, not hang the run: every operation gives up after this long, and every
+ * client a test opened is closed after it, passed or not (mocha runs without `exit`, so one client left open,
+ * retrying its server, would keep the whole run alive).
+ */
+const OPERATION_DEADLINE_MS = 20_000;
+
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
@@ -20,6 +27,7 @@ function freePort(): Promise<number> {
 
 class EmbeddedDb {
   private process?: ChildProcess;
+  private readonly clients = new Set<MongoClient>();
   constructor(
     private readonly port: number,
     private readonly file: string,
@@ -59,10 +67,22 @@ class EmbeddedDb {
     });
   }
 
-  connect() {
-    return MongoClient.connect(`mongodb://127.0.0.1:${this.port}/crash`, {
+  async connect() {
+    const client = new MongoClient(`mongodb://127.0.0.1:${this.port}/crash`, {
       serverSelectionTimeoutMS: 10_000,
+      // a reply that does not come within the deadline fails the operation (not timeoutMS: that would replace the
+      // maxTimeMS a test sends)
+      socketTimeoutMS: OPERATION_DEADLINE_MS,
     });
+    this.clients.add(client);
+    return client.connect();
+  }
+
+  /** Closes every client still open: a test that failed or timed out leaves its own. */
+  async closeClients() {
+    const open = [...this.clients];
+    this.clients.clear();
+    await Promise.all(open.map((client) => client.close(true).catch(() => undefined)));
   }
 }
 
@@ -74,7 +94,9 @@ describe('the embedded database (mongo-java-server + H2)', () => {
     db = new EmbeddedDb(await freePort(), join(dir, 'data.mv'));
     await db.start();
   });
+  afterEach(() => db.closeClients());
   after(async () => {
+    await db.closeClients();
     await db.stop('SIGKILL').catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -149,6 +171,34 @@ describe('the embedded database (mongo-java-server + H2)', () => {
     expect(won).to.have.length(10);
     expect(new Set(won).size).to.equal(10);
     await client.close();
+  });
+
+  it('answers a read past its maxTimeMS with MaxTimeMSExpired and keeps working', async () => {
+    let client = await db.connect();
+    const docs = Array.from({ length: 30_000 }, (_, i) => ({ _id: i, k: i % 7, pad: 'x'.repeat(200) }));
+    for (let i = 0; i < docs.length; i += 5_000)
+      await client
+        .db()
+        .collection<{ _id: number; k: number; pad: string }>('slow')
+        .insertMany(docs.slice(i, i + 5_000));
+    await client.close();
+    // A restart leaves the pages on disk only: the abandoned scan goes on reading the file after its deadline.
+    expect(await db.stop('SIGTERM')).to.equal(0);
+    await db.start();
+    client = await db.connect();
+    const col = client.db().collection<{ _id: number; k: number }>('slow');
+    const expired = await col
+      .find({ k: 3 }, { maxTimeMS: 1 })
+      .toArray()
+      .then(
+        () => null,
+        (err: { code?: number }) => err.code,
+      );
+    expect(expired).to.equal(50);
+    // queued behind the abandoned scan (one scan of a collection at a time), then a write
+    expect(await col.countDocuments({ k: 3 })).to.equal(4_286);
+    await col.insertOne({ _id: -1, k: 3 });
+    expect(await col.countDocuments({ k: 3 })).to.equal(4_286 + 1);
   });
 
   it('commits and compacts on SIGTERM, exiting 0 with everything kept', async () => {

@@ -1,6 +1,5 @@
 package local.mongo;
 
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -13,7 +12,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
@@ -22,13 +20,14 @@ import de.bwaldvogel.mongo.MongoCollection;
 import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.DatabaseResolver;
 import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
-import de.bwaldvogel.mongo.backend.h2.H2Collection;
 import de.bwaldvogel.mongo.backend.h2.H2Database;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.MongoServerError;
 import de.bwaldvogel.mongo.exception.MongoServerException;
+import de.bwaldvogel.mongo.oplog.Oplog;
 import de.bwaldvogel.mongo.wire.message.MongoQuery;
 import io.netty.channel.Channel;
 
@@ -150,26 +149,20 @@ final class DurableH2Backend extends H2Backend {
             MVMap<String, Object> metaMap = getMvStore().openMap("meta." + fullName);
             return new CopyOnWriteCollection(this, collectionName, options, dataMap, metaMap, cursorRegistry);
         }
-    }
-
-    /** H2Collection whose queries return deep copies of the stored documents (see the class comment). */
-    static final class CopyOnWriteCollection extends H2Collection {
-        CopyOnWriteCollection(MongoDatabase database, String collectionName, CollectionOptions options,
-                              MVMap<Object, Document> dataMap, MVMap<String, Object> metaMap,
-                              CursorRegistry cursorRegistry) {
-            super(database, collectionName, options, dataMap, metaMap, cursorRegistry);
-        }
 
         @Override
-        protected QueryResult matchDocumentsFromStream(Document query, Stream<Document> documentStream,
-                                                       int numberToSkip, int limit, int batchSize,
-                                                       Comparator<Document> documentComparator,
-                                                       Document fieldSelector) {
-            Stream<Document> copies = documentStream
-                .filter(document -> documentMatchesQuery(document, query))
-                .map(Document::cloneDeeply);
-            return super.matchDocumentsFromStream(query, copies, numberToSkip, limit, batchSize, documentComparator,
-                fieldSelector);
+        public Document handleCommand(Channel channel, String command, Document query,
+                                      DatabaseResolver databaseResolver, Oplog oplog) {
+            if (command.equalsIgnoreCase("aggregate") && query.get(command) instanceof String collectionName
+                && !query.containsKey("let")
+                && resolveCollection(collectionName, false) instanceof CopyOnWriteCollection collection) {
+                Document counted = CountPipeline.answer(getFullCollectionNamespace(collectionName), collection, query);
+                if (counted != null) {
+                    clearLastStatus(channel);
+                    return counted;
+                }
+            }
+            return super.handleCommand(channel, command, query, databaseResolver, oplog);
         }
     }
 
@@ -236,7 +229,9 @@ final class DurableH2Backend extends H2Backend {
         try {
             return answer.get(limit.longValue(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            answer.cancel(true);
+            // no interrupt: an interrupt that meets the reader inside FileChannel I/O closes the store's file channel
+            // (ClosedByInterruptException), and every later read and commit of the store then fails
+            answer.cancel(false);
             throw new MongoServerError(50, "MaxTimeMSExpired", "operation exceeded time limit");
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException cause) throw cause;
