@@ -27,6 +27,7 @@ export default {
       'test/agents-tools.test.ts',
       'test/agent-tools.test.ts',
       'test/workflows.test.ts',
+      'test/kb-workflows.test.ts',
       'test/replay.test.ts',
       'test/unit/**/*.test.ts',
     ],
