@@ -28,3 +28,9 @@ export function containsPattern(text: string): RegExp {
   if (text.includes('\0')) throw badRequest('q must not contain NUL characters');
   return new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
 }
+
+/** `field` or `field:asc|desc` (validated by openapi.yaml) → the field and its direction; `fallback` when absent. */
+export function parseOrderBy<F extends string>(orderBy: string | undefined, fallback: F) {
+  const [field, direction] = (orderBy ?? fallback).split(':');
+  return { orderBy: (field || fallback) as F, descending: direction === 'desc' };
+}

@@ -1,7 +1,7 @@
 import type { RequestContext } from '@lib/auth/context';
 import { conflict, forbidden, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
-import { page, type PageRequest } from '@lib/paging';
+import { page, parseOrderBy, type PageRequest } from '@lib/paging';
 import type { Repositories, TenantRepositories } from '@lib/repositories';
 import type { AgentAccess } from './agent-access';
 import { agentFieldsFromBody, type AgentBody } from './agent-fields';
@@ -13,12 +13,6 @@ export interface AgentListOptions extends PageRequest {
   /** `name`, `created_at` or `updated_at`, optionally with `:asc` / `:desc` (validated by openapi.yaml). */
   orderBy?: string;
   all?: boolean;
-}
-
-/** Default order: by name, A to Z (case-insensitive). */
-function parseOrderBy(orderBy = 'name'): { orderBy: AgentOrderField; descending: boolean } {
-  const [field, direction] = orderBy.split(':');
-  return { orderBy: (field ?? 'name') as AgentOrderField, descending: direction === 'desc' };
 }
 
 export class AgentsService {
@@ -43,7 +37,8 @@ export class AgentsService {
     const agentIds = opts.all ? undefined : await this.access.accessibleAgentIds(ctx);
     const { items, total } = await this.repo(ctx).list({
       q: opts.q,
-      ...parseOrderBy(opts.orderBy),
+      // Default order: by name, A to Z (case-insensitive).
+      ...parseOrderBy<AgentOrderField>(opts.orderBy, 'name'),
       agentIds,
       limit: opts.limit,
       offset: opts.offset,

@@ -8,7 +8,7 @@ import type { AgentsService } from '@lib/agents/agents.service';
 import type { RequestContext } from '@lib/auth/context';
 import { badRequest, forbidden, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
-import { page, type PageRequest } from '@lib/paging';
+import { page, parseOrderBy, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
 import type { EmbeddingModelRef } from '@lib/vectors/vector-store';
@@ -57,12 +57,10 @@ export class KnowledgeBasesService {
       const kb = await this.forAgent(ctx, opts.forAgentId);
       return page([toKnowledgeBaseView(kb)], 1, 0);
     }
-    const [field, direction] = (opts.orderBy ?? 'title').split(':');
     const { items, total } = await this.repo(ctx).list({
       q: opts.q,
       folder: opts.folder,
-      orderBy: field as KbOrderField,
-      descending: direction === 'desc',
+      ...parseOrderBy<KbOrderField>(opts.orderBy, 'title'),
       includePersonal: opts.includePersonalKBs ?? false,
       personal: await this.access.personalScope(ctx),
       limit: opts.limit,
