@@ -156,9 +156,14 @@ describe('external OIDC sessions', () => {
     // A member never signed in before, whose verified address would otherwise find their account.
     const fresh = await addMember(env, org.organizationId, 'chat', 'Nadia');
     const noSubject = await idToken({ email: fresh.email, email_verified: true });
+    // A subject that is empty or not a string names nobody either (it must not be linked to an account).
+    const emptySubject = await idToken({ sub: '', email: fresh.email, email_verified: true });
+    const numberSubject = await idToken({ sub: 42, email: fresh.email, email_verified: true });
     for (const [token, message] of [
       [otherApp, 'token signature or claims are invalid'],
       [noSubject, 'token has no subject'],
+      [emptySubject, 'token has no subject'],
+      [numberSubject, 'token has no subject'],
     ]) {
       await auth.authenticate(`Bearer ${token}`, org.organizationId).then(
         () => expect.fail('accepted a token not meant for this service or naming nobody'),
