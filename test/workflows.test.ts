@@ -311,6 +311,23 @@ describe('workflows on the time-skipping test server', () => {
     ]);
   });
 
+  // Local activities back off in the worker, out of reach of time skipping: this test waits ~56 s of real time.
+  it('tries a failing read of our own database 10 times, then replies with the error', async function () {
+    this.timeout(180_000);
+    const fake = fakeActivities(env);
+    let loads = 0;
+    fake.answers.turnSetup = () => {
+      loads++;
+      throw new Error('database unavailable');
+    };
+    const result = await withWorker(fake, (q) => runTurn(q));
+    expect(result.status).to.equal('error');
+    expect(loads).to.equal(10);
+    expect(fake.seen.replies).to.deep.equal([
+      { text: 'The agent could not reply: database unavailable', status: 'error' },
+    ]);
+  });
+
   it('tries a failing tool 3 times, a refused tool call once, and gives the model each error', async () => {
     const fake = fakeActivities(env);
     fake.answers.tool = () =>
