@@ -1,6 +1,5 @@
 import type { IngestFileInput } from '@contracts';
-import type { RequestContext } from '@lib/auth/context';
-import { ROLE_CAPABILITIES } from '@lib/auth/roles';
+import { memberContext } from '@lib/auth/authenticator';
 import type { ConversationsService } from '@lib/conversations/conversations.service';
 import { AppError } from '@lib/errors';
 import { conditionsHold } from '@lib/knowledge-bases/etl-conditions';
@@ -61,13 +60,7 @@ export function createEtlActivities(deps: EtlDeps) {
           skip('the rule creator is no longer a member');
           continue;
         }
-        const ctx: RequestContext = {
-          organizationId: input.organizationId,
-          userId: member.userId,
-          role: member.role,
-          capabilities: ROLE_CAPABILITIES[member.role],
-          via: 'session',
-        };
+        const ctx = memberContext(member, 'session');
         const requestId = `etl-${rule._id}-${input.fileId}-${input.generation}`;
         try {
           const started = await deps.conversations.create(ctx, {

@@ -76,7 +76,7 @@ export class Authenticator {
     const member = await this.member(organizationId, record.creatorUserId, 'the creator of this API key');
     this.touch(organizationId, record._id, record.lastUsedAt);
     return {
-      ...this.contextFor(member, 'api_key'),
+      ...memberContext(member, 'api_key'),
       apiKeyId: record._id,
       apiKeyPermissions: record.permissions,
     };
@@ -121,7 +121,7 @@ export class Authenticator {
         expiresAt: claims.expiresAt,
       };
     }
-    return { ...this.contextFor(member, 'session'), expiresAt: claims.expiresAt };
+    return { ...memberContext(member, 'session'), expiresAt: claims.expiresAt };
   }
 
   private isOidcToken(token: string): boolean {
@@ -154,7 +154,7 @@ export class Authenticator {
       if (account?.oidcSubject && account.oidcSubject !== subject) account = null;
     }
     if (!account) throw unauthorized('no account for this identity');
-    const ctx = this.contextFor(await this.member(organizationId, account._id, 'this identity'), 'session');
+    const ctx = memberContext(await this.member(organizationId, account._id, 'this identity'), 'session');
     return payload.exp ? { ...ctx, expiresAt: new Date(payload.exp * 1000) } : ctx;
   }
 
@@ -163,16 +163,17 @@ export class Authenticator {
     if (!member) throw unauthorized(`${who} is not a member of this organization`);
     return member;
   }
+}
 
-  private contextFor(member: MemberDoc, via: RequestContext['via']): RequestContext {
-    return {
-      organizationId: member.organizationId,
-      userId: member.userId,
-      role: member.role,
-      capabilities: ROLE_CAPABILITIES[member.role],
-      via,
-    };
-  }
+/** What a member may do in their organization, acting through `via`. */
+export function memberContext(member: MemberDoc, via: RequestContext['via']): RequestContext {
+  return {
+    organizationId: member.organizationId,
+    userId: member.userId,
+    role: member.role,
+    capabilities: ROLE_CAPABILITIES[member.role],
+    via,
+  };
 }
 
 /** Routes that manage credentials need a person, not a key or an embedded-chat token. */

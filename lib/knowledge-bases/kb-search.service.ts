@@ -35,6 +35,17 @@ export interface SearchHit {
 
 type Scored = VectorMatch & { organizationId: string };
 
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
 /** Semantic search over knowledge bases: one, every readable one (with public ones of other organizations), or
  * those attached to an agent. Each knowledge base is searched with its own embedding model. */
 export class KbSearchService {
@@ -109,11 +120,7 @@ export class KbSearchService {
       throw badRequest(`cursor + limit may reach at most ${MAX_SEARCH_DEPTH} hits`);
     // One past the page tells whether another page exists; a few more make up for hits dropped below.
     const topK = opts.offset + opts.limit + 1;
-    const groups = new Map<string, KnowledgeBaseDoc[]>();
-    for (const kb of kbs) {
-      const key = `${kb.embeddingModel}\n${kb.organizationId}`;
-      groups.set(key, [...(groups.get(key) ?? []), kb]);
-    }
+    const groups = groupBy(kbs, (kb) => `${kb.embeddingModel}\n${kb.organizationId}`);
     const queryVectors = new Map<string, Promise<number[]>>();
     const matches = (
       await Promise.all(
@@ -157,8 +164,7 @@ export class KbSearchService {
   /** Hits with their chunk text and file; vectors of files that are no longer READY at their generation are
    * dropped (a reindex or delete in progress). */
   private async resolve(matches: Scored[]): Promise<SearchHit[]> {
-    const byOrg = new Map<string, Scored[]>();
-    for (const m of matches) byOrg.set(m.organizationId, [...(byOrg.get(m.organizationId) ?? []), m]);
+    const byOrg = groupBy(matches, (m) => m.organizationId);
     const chunks = new Map<string, KbChunkDoc>();
     const files = new Map<string, KbFileDoc>();
     await Promise.all(
