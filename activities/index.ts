@@ -3,6 +3,7 @@ import { createCallbackActivities } from './callbacks';
 import { createTurnActivities } from './conversations';
 import { createToolActivities } from './tools';
 import { createUserActivities } from './users';
+import { createChainActivities } from './chains/runs';
 import { createEtlActivities } from './knowledge-bases/etl';
 import { createIngestionActivities } from './knowledge-bases/ingestion';
 import { createMaintenanceActivities } from './knowledge-bases/maintenance';
@@ -21,6 +22,7 @@ export type ActivityDeps = Pick<
   | 'objects'
   | 'embedders'
   | 'vectors'
+  | 'temporal'
 >;
 
 /** All activities; each feature gets only the dependencies it needs. */
@@ -57,9 +59,21 @@ export function createActivities(deps: ActivityDeps) {
       kb: deps.config.kb,
     }),
     ...createMaintenanceActivities(deps),
+    ...createChainActivities({
+      repos: deps.repos,
+      llm: deps.llm,
+      logger: logger('chains'),
+      chains: deps.config.chains,
+      runs: deps.services.chainRuns,
+      tables: deps.services.tables,
+      outbound: deps.outbound,
+      knowledge: deps.services.kbSearch,
+      temporal: deps.temporal,
+    }),
     ...createEtlActivities({
       repos: deps.repos,
       conversations: deps.services.conversations,
+      chainRuns: deps.services.chainRuns,
       logger: logger('knowledge-bases'),
     }),
   };

@@ -12,6 +12,7 @@ import { mountOperations } from './operations';
 import { agentsHandlers } from './routes/agents';
 import { apiKeysHandlers } from './routes/api-keys';
 import { assumeRoleHandlers } from './routes/assume-role';
+import { chainsHandlers } from './routes/chains';
 import { conversationsHandlers } from './routes/conversations';
 import { etlRulesHandlers } from './routes/etl-rules';
 import { groupsHandlers } from './routes/groups';
@@ -64,6 +65,7 @@ export function createApp(deps: Deps): Express {
     ...toolsHandlers(deps),
     ...knowledgeBasesHandlers(deps),
     ...etlRulesHandlers(deps),
+    ...chainsHandlers(deps),
   });
   app.use(errorHandler(deps.logger));
   return app;

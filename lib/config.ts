@@ -77,6 +77,13 @@ const schema = z.object({
   JSON_BODY_LIMIT: z.string().default('1mb'),
   TABLE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   MAX_CONCURRENT_TURNS_PER_ORG: z.coerce.number().int().positive().default(20),
+
+  /** The model chain steps answer with. */
+  CHAIN_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  /** Elements of a fan-out step per child workflow (keeps each history far below Temporal's limits). */
+  CHAIN_FANOUT_BATCH: z.coerce.number().int().positive().max(1000).default(250),
+  /** Elements of one fan-out step that run at the same time. */
+  CHAIN_FANOUT_CONCURRENCY: z.coerce.number().int().positive().max(100).default(8),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -166,5 +173,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     jsonBodyLimit: c.JSON_BODY_LIMIT,
     tableQueryTimeoutMs: c.TABLE_QUERY_TIMEOUT_MS,
     maxConcurrentTurnsPerOrg: c.MAX_CONCURRENT_TURNS_PER_ORG,
+    chains: {
+      model: c.CHAIN_MODEL,
+      fanOutBatch: c.CHAIN_FANOUT_BATCH,
+      fanOutConcurrency: c.CHAIN_FANOUT_CONCURRENCY,
+    },
   };
 }

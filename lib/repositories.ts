@@ -26,6 +26,12 @@ import { memberModel } from '@lib/users/member.schema';
 import { MembersRepository } from '@lib/users/members.repository';
 import { UserAccountsRepository } from '@lib/users/user-accounts.repository';
 import { userModel } from '@lib/users/user.schema';
+import { chainModel, stepModel } from '@lib/chains/chain.schema';
+import { chainRunModel, fanOutResultModel } from '@lib/chains/chain-run.schema';
+import { ChainRunsRepository } from '@lib/chains/chain-runs.repository';
+import { ChainsRepository } from '@lib/chains/chains.repository';
+import { agentChainModel, stepAttachmentModel } from '@lib/chains/step-attachment.schema';
+import { ChainAttachmentsRepository } from '@lib/chains/step-attachments.repository';
 import { agentKbAttachmentModel } from '@lib/knowledge-bases/agent-kb-attachment.schema';
 import { AgentKbAttachmentsRepository } from '@lib/knowledge-bases/agent-kb-attachments.repository';
 import { etlRuleModel } from '@lib/knowledge-bases/etl-rule.schema';
@@ -58,6 +64,12 @@ export const MODELS: readonly ModelDef[] = [
   kbChunkModel,
   etlRuleModel,
   agentKbAttachmentModel,
+  chainModel,
+  stepModel,
+  stepAttachmentModel,
+  agentChainModel,
+  chainRunModel,
+  fanOutResultModel,
 ] as readonly ModelDef[];
 
 /** The repositories of one organization: everything a service or activity may read or write for it. */
@@ -111,6 +123,15 @@ export class TenantRepositories {
   }
   get agentKnowledgeBases() {
     return new AgentKbAttachmentsRepository(this.db, this.organizationId);
+  }
+  get chains() {
+    return new ChainsRepository(this.db, this.organizationId);
+  }
+  get chainAttachments() {
+    return new ChainAttachmentsRepository(this.db, this.organizationId);
+  }
+  get chainRuns() {
+    return new ChainRunsRepository(this.db, this.organizationId);
   }
   /** Rows of a table that was loaded through `tables` (so it belongs to this organization). */
   tableRows(table: Pick<CustomTableDoc, '_id'>) {

@@ -25,6 +25,9 @@ import { KbSearchService } from '@lib/knowledge-bases/kb-search.service';
 import { KnowledgeBasesService } from '@lib/knowledge-bases/knowledge-bases.service';
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import type { VectorStore } from '@lib/vectors/vector-store';
+import { ChainAttachmentsService } from '@lib/chains/chain-attachments.service';
+import { ChainRunsService } from '@lib/chains/chain-runs.service';
+import { ChainsService } from '@lib/chains/chains.service';
 
 export interface ServiceDeps {
   repos: Repositories;
@@ -44,6 +47,7 @@ export function createServices(deps: ServiceDeps) {
   const access = new AgentAccess(repos);
   const agents = new AgentsService(repos, access);
   const kbAccess = new KbAccess(repos, access);
+  const chains = new ChainsService(repos);
   return {
     organization: new OrganizationService(repos),
     users: new UsersService(repos, temporal, realtime),
@@ -74,6 +78,9 @@ export function createServices(deps: ServiceDeps) {
     kbSearch: new KbSearchService(repos, kbAccess, deps.embedders, deps.vectors),
     etlRules: new EtlRulesService(repos, kbAccess, access),
     agentKnowledgeBases: new AgentKnowledgeBasesService(repos, agents, kbAccess),
+    chains,
+    chainRuns: new ChainRunsService(repos, temporal, chains),
+    chainAttachments: new ChainAttachmentsService(repos, chains, agents, kbAccess),
   };
 }
 

@@ -25,9 +25,15 @@ export class AgentsService {
     return this.repos.tenant(ctx.organizationId).agents;
   }
 
-  /** What else goes when an agent goes. Knowledge-base and chain attachments add their repositories here. */
+  /** What else goes when an agent goes. */
   private dependents(tenant: TenantRepositories): Array<{ removeForAgent(agentId: string): Promise<void> }> {
-    return [tenant.toolAttachments, tenant.agentLinks, tenant.groupAgents, tenant.agentKnowledgeBases];
+    return [
+      tenant.toolAttachments,
+      tenant.agentLinks,
+      tenant.groupAgents,
+      tenant.agentKnowledgeBases,
+      tenant.chainAttachments,
+    ];
   }
 
   async list(ctx: RequestContext, opts: AgentListOptions) {

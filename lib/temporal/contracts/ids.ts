@@ -17,6 +17,12 @@ export const workflowIds = {
   purgeKnowledgeBase: (organizationId: string, knowledgeBaseId: string) =>
     `kb-delete-${organizationId}-${knowledgeBaseId}`,
   copyKnowledgeBase: (organizationId: string, messageId: string) => `kb-copy-${organizationId}-${messageId}`,
+  /** One execution (generation) of a chain run. */
+  chainRun: (organizationId: string, runId: string, generation: number) =>
+    `chain-run-${organizationId}-${runId}-${generation}`,
+  /** One slice of a fan-out step of a chain run execution. */
+  chainFanOut: (parentWorkflowId: string, stepId: string, from: number) =>
+    `${parentWorkflowId}-fan-${stepId}-${from}`,
   /** Before workflow ids were scoped by conversation (histories recorded then still use it). */
   agentCallV1: (organizationId: string, requestId: string, toolCallId: string) =>
     `agent-call-${organizationId}-${requestId}-${toolCallId}`,

@@ -6,6 +6,8 @@ export const WORKFLOWS = {
   ingestFile: 'ingestFileWorkflow',
   purgeKnowledge: 'purgeKnowledgeWorkflow',
   copyKnowledgeBase: 'copyKnowledgeBaseWorkflow',
+  chainRun: 'chainRunWorkflow',
+  chainFanOut: 'chainFanOutWorkflow',
 } as const;
 
 /**
@@ -29,4 +31,8 @@ export const FAILURES = {
   embeddingRejected: 'EmbeddingRejected',
   /** an ingestion run's file was deleted or reindexed meanwhile: the run stops and writes nothing */
   fileSuperseded: 'FileSuperseded',
+  /** a chain step cannot succeed as it is (a guard, an answer that never fit its output schema, a bad path) */
+  chainStepFailed: 'ChainStepFailed',
+  /** a chain run execution was superseded by a re-run, or its run or chain was deleted */
+  chainRunSuperseded: 'ChainRunSuperseded',
 } as const;
