@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createTestAgent } from './helpers/agents';
-import { createRunnableChain, systemText, userText } from './helpers/chains';
+import { createRunnableChain, finished, systemText, userText } from './helpers/chains';
 import { createKb, settled, uploadFile } from './helpers/kb';
 import type { ChatRequest } from './helpers/llm';
 import { as } from './helpers/org';
@@ -17,7 +17,7 @@ const FILE_INPUT = {
   required: ['fileId', 'knowledgeBaseId', 'fileName'],
 };
 const toolResults = (body: ChatRequest) =>
-  body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+  body.messages.filter((m) => m.role === 'tool').map((m) => m.content as string);
 
 describe('action chains with agents, tools, knowledge bases and ETL rules', function () {
   this.timeout(120_000);
@@ -136,11 +136,8 @@ describe('action chains with agents, tools, knowledge bases and ETL rules', func
         .post(org.path(`/chains/${chain.chainId}/run`), {})
         .expect(202)
     ).body as { runId: string };
-    const run = await eventually(async () => {
-      const res = await as(env, org.chat.token).get(org.path(`/chains/${chain.chainId}/runs/${runId}`));
-      return res.body.status === 'success' || res.body.status === 'failed' ? res.body : undefined;
-    }, 60_000);
-    expect(run.status, run.statusMessage).to.equal('success');
+    const run = await finished(env, org, chain.chainId, runId);
+    expect(run.status, run.statusMessage ?? '').to.equal('success');
     const answer = run.state.answer as string;
     expect(answer).to.contain('Refunds are paid within 14 days').and.contain('[refunds.txt]');
     expect(answer).to.contain('The expert says yes.');

@@ -177,16 +177,17 @@ describe('action chain runs', function () {
     expect(run.steps[0]!.modelCalls).to.equal(5);
     // five elements in slices of two: three child workflows
     const parent = workflowIds.chainRun(org.organizationId, run.runId, 1);
+    const stepId = await stepIdOf(chain.chainId, 1);
     for (const from of [0, 2, 4]) {
       const child = env.deps.temporal.client.workflow.getHandle(
-        workflowIds.chainFanOut(parent, run.steps[0] ? await stepIdOf(chain.chainId, 1) : '', from),
+        workflowIds.chainFanOut(parent, stepId, from),
       );
       expect((await child.describe()).status.name).to.equal('COMPLETED');
     }
     // element records are cleaned up once collected
     const elements = await env.deps.repos
       .tenant(org.organizationId)
-      .chainRuns.elementOutputs(run.runId, await stepIdOf(chain.chainId, 1));
+      .chainRuns.elementOutputs(run.runId, stepId);
     expect(elements).to.have.length(0);
   });
 
@@ -231,7 +232,7 @@ describe('action chain runs', function () {
     expect(failed.statusMessage).to.contain('step 2 (two) failed');
     // the step's own instructions are the first user message (a retry adds more)
     const asked = (prefix: string) =>
-      chain.calls().filter((b) => String(b.messages[1]?.content).startsWith(prefix)).length;
+      chain.calls().filter((b) => (b.messages[1]?.content as string).startsWith(prefix)).length;
     expect([asked('one'), asked('two'), asked('three')]).to.deep.equal([1, 3, 0]);
 
     healthy = true;
