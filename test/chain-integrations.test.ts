@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { workflowIds } from '@contracts';
+import { recordHistory } from './helpers/histories';
 import { createTestAgent } from './helpers/agents';
 import { createRunnableChain, finished, systemText, userText } from './helpers/chains';
 import { createKb, settled, uploadFile } from './helpers/kb';
@@ -84,6 +86,11 @@ describe('action chains with agents, tools, knowledge bases and ETL rules', func
       type: 'object',
       properties: { amounts: { type: 'array', items: { type: 'number' } } },
     });
+    await recordHistory(
+      env,
+      workflowIds.turn(org.organizationId, started.body.conversationId, started.body.requestId),
+      'turn-chain-tool',
+    );
     const [run] = await runs(chain.chainId);
     expect(run).to.deep.include({ status: 'success', triggerType: 'agent' });
     expect(run!.state.input).to.deep.equal({ amounts: [40, 2] });

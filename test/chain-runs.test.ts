@@ -184,6 +184,8 @@ describe('action chain runs', function () {
       );
       expect((await child.describe()).status.name).to.equal('COMPLETED');
     }
+    await recordHistory(env, parent, 'chain-run-fan-out');
+    await recordHistory(env, workflowIds.chainFanOut(parent, stepId, 0), 'chain-fan-out');
     // element records are cleaned up once collected
     const elements = await env.deps.repos
       .tenant(org.organizationId)
