@@ -108,13 +108,14 @@ async function main() {
       triggerType: 'api',
       startedByUserId: boot.userId,
     });
-    const result = await client.workflow.getHandle(workflowIds.chainRun(org, runId, 1)).result();
-    if ((result as { status: string }).status !== 'success')
-      throw new Error(`run failed: ${JSON.stringify(result)}`);
+    const result = (await client.workflow.getHandle(workflowIds.chainRun(org, runId, 1)).result()) as {
+      status: string;
+    };
+    if (result.status !== 'success') throw new Error(`run failed: ${JSON.stringify(result)}`);
     return runId;
   };
-  const runBare = async () =>
-    client.workflow.execute('bareStepsWorkflow', {
+  const runBare = (): Promise<number> =>
+    client.workflow.execute<(steps: number) => Promise<number>>('bareStepsWorkflow', {
       taskQueue: bareQueue,
       workflowId: `bench-bare-${randomBytes(6).toString('hex')}`,
       args: [STEPS],
