@@ -24,21 +24,17 @@ export interface StepBody {
 /** The properties a file chain's input carries (a file of a knowledge base). */
 export const FILE_INPUT_PROPERTIES = ['fileId', 'knowledgeBaseId', 'fileName'] as const;
 
-// User schemas may use any draft-07 keyword; unknown keywords are tolerated, an uncompilable schema is not.
+// User schemas may use any draft-07 keyword; unknown keywords are tolerated, an uncompilable schema is not. Each
+// schema gets an Ajv of its own: two schemas may declare the same `$id`.
 const newAjv = () => new Ajv({ allErrors: true, strict: false });
-let schemaAjv = newAjv();
 const validators = new Map<string, ValidateFunction>();
 
 /** The validator of a stored schema, compiled once per distinct schema (a fan-out validates thousands). */
 export function validatorFor(schemaJson: string): ValidateFunction {
   let validate = validators.get(schemaJson);
   if (!validate) {
-    // Ajv keeps every schema it compiled: start a fresh one rather than grow without bound.
-    if (validators.size >= 200) {
-      validators.clear();
-      schemaAjv = newAjv();
-    }
-    validate = schemaAjv.compile(JSON.parse(schemaJson) as object);
+    if (validators.size >= 200) validators.clear();
+    validate = newAjv().compile(JSON.parse(schemaJson) as object);
     validators.set(schemaJson, validate);
   }
   return validate;
