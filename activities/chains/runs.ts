@@ -13,6 +13,7 @@ import {
   type ChainStepOutcome,
 } from '@contracts';
 import type { ChainDoc, StepDoc } from '@lib/chains/chain.schema';
+import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
 import type { ChainRunsService } from '@lib/chains/chain-runs.service';
 import { AppError } from '@lib/errors';
 import type { StepOutcome } from '@lib/chains/chain-run.schema';
@@ -39,6 +40,7 @@ interface StepRun {
   tenant: TenantRepositories;
   chain: ChainDoc;
   step: StepDoc;
+  attachments: StepAttachmentDoc[];
   state: State;
   stepResult: { outcome: StepOutcome; generation: number } | undefined;
 }
@@ -55,19 +57,23 @@ export function createChainActivities(deps: ChainActivityDeps) {
   /** The execution's run, chain and step; a run re-run or deleted meanwhile stops the execution. */
   async function load(input: ChainStepInput): Promise<StepRun> {
     const tenant = deps.repos.tenant(input.organizationId);
-    const run = await tenant.chainRuns.get(input.runId);
+    // One round of reads by id, then the chain: a step costs as few database round trips as it can.
+    const [run, step, attachments] = await Promise.all([
+      tenant.chainRuns.get(input.runId),
+      tenant.chains.getStepById(input.stepId),
+      tenant.chainAttachments.listForStep(input.stepId),
+    ]);
     if (!run) throw superseded('the run was deleted');
     if (run.generation !== input.generation) throw superseded('the run was re-run');
-    const [chain, step] = await Promise.all([
-      tenant.chains.get(run.actionChainId),
-      tenant.chains.getStep(run.actionChainId, input.stepId),
-    ]);
+    const chain = await tenant.chains.get(run.actionChainId);
     if (!chain) throw superseded('the chain was deleted');
-    if (!step) throw ApplicationFailure.nonRetryable('the step was deleted', FAILURES.chainStepFailed);
+    if (step?.actionChainId !== run.actionChainId)
+      throw ApplicationFailure.nonRetryable('the step was deleted', FAILURES.chainStepFailed);
     return {
       tenant,
       chain,
       step,
+      attachments,
       state: JSON.parse(run.stateJson) as State,
       stepResult: run.stepResults[input.stepId],
     };
@@ -84,7 +90,10 @@ export function createChainActivities(deps: ChainActivityDeps) {
       ctx = (async () => {
         const run = await load(input);
         const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${input.stepId}`;
-        return { ...run, tools: await loadStepTools(run.tenant, input.stepId, run.chain._id, scope, deps) };
+        return {
+          ...run,
+          tools: await loadStepTools(run.tenant, run.attachments, run.chain._id, scope, deps),
+        };
       })();
       ctx.catch(() => fanOutContexts.delete(key));
       fanOutContexts.set(key, ctx);
@@ -214,7 +223,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
         return { kind: 'fan-out', elements: selection.elements.length };
       }
       const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${step._id}`;
-      const tools = await loadStepTools(run.tenant, step._id, run.chain._id, scope, deps);
+      const tools = await loadStepTools(run.tenant, run.attachments, run.chain._id, scope, deps);
       const answer = await ask(run, tools);
       return succeed(input, run, outputFields(step, answer.value), answer.modelCalls);
     },

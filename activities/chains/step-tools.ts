@@ -7,6 +7,7 @@ import {
   type ChatToolCall,
   type ModelTool,
 } from '@contracts';
+import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
 import type { KbSearchService } from '@lib/knowledge-bases/kb-search.service';
 import {
   hitsForModel,
@@ -44,12 +45,11 @@ export interface StepTools {
  */
 export async function loadStepTools(
   tenant: TenantRepositories,
-  stepId: string,
+  attachments: StepAttachmentDoc[],
   actionChainId: string,
   callScope: string,
   deps: StepToolDeps,
 ): Promise<StepTools> {
-  const attachments = await tenant.chainAttachments.listForStep(stepId);
   const configs = new Map<string, Record<string, unknown> | null>();
   const tools: ModelTool[] = [];
   const kbIds: string[] = [];
@@ -63,10 +63,12 @@ export async function loadStepTools(
     } else if (a.kind === 'knowledge-base') kbIds.push(a.targetId);
     else agentIds.push(a.targetId);
   }
-  const [kbs, agents] = await Promise.all([
-    Promise.all(kbIds.map((id) => tenant.knowledgeBases.get(id))),
-    agentIds.length ? tenant.agents.getMany(agentIds) : [],
-  ]);
+  const [kbs, agents] = attachments.length
+    ? await Promise.all([
+        Promise.all(kbIds.map((id) => tenant.knowledgeBases.get(id))),
+        agentIds.length ? tenant.agents.getMany(agentIds) : [],
+      ])
+    : [[], []];
   const titles = kbs.flatMap((kb) => (kb ? [kb.title] : []));
   if (titles.length) tools.push(kbSearchModelTool(titles));
   const askTools = new Map<string, string>();

@@ -69,6 +69,11 @@ export class ChainsRepository extends TenantRepository {
       .lean<StepDoc[]>();
   }
 
+  /** A step by its id alone (the caller checks which chain it belongs to). */
+  getStepById(stepId: string) {
+    return this.findOwned(this.steps, stepId);
+  }
+
   async getStep(actionChainId: string, stepId: string) {
     const step = await this.findOwned(this.steps, stepId);
     return step?.actionChainId === actionChainId ? step : null;
