@@ -13,6 +13,7 @@ import { agentsHandlers } from './routes/agents';
 import { apiKeysHandlers } from './routes/api-keys';
 import { assumeRoleHandlers } from './routes/assume-role';
 import { conversationsHandlers } from './routes/conversations';
+import { creditsHandlers } from './routes/credits';
 import { etlRulesHandlers } from './routes/etl-rules';
 import { groupsHandlers } from './routes/groups';
 import { knowledgeBasesHandlers } from './routes/knowledge-bases';
@@ -64,6 +65,7 @@ export function createApp(deps: Deps): Express {
     ...toolsHandlers(deps),
     ...knowledgeBasesHandlers(deps),
     ...etlRulesHandlers(deps),
+    ...creditsHandlers(deps),
   });
   app.use(errorHandler(deps.logger));
   return app;

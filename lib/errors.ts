@@ -38,3 +38,19 @@ export class TooManyRequestsError extends AppError {
     this.name = 'TooManyRequestsError';
   }
 }
+
+/** 402: the organization's credit balance is used up; an operator grants more (`cli credits grant`). */
+export class InsufficientCreditsError extends AppError {
+  constructor(
+    organizationId: string,
+    readonly balance: number,
+  ) {
+    super(
+      402,
+      'insufficient_credits',
+      `organization ${organizationId} is out of credits (balance ${balance}); ask an operator to grant more`,
+      { balance },
+    );
+    this.name = 'InsufficientCreditsError';
+  }
+}

@@ -36,6 +36,12 @@ import { kbFileModel } from '@lib/knowledge-bases/kb-file.schema';
 import { KbFilesRepository } from '@lib/knowledge-bases/kb-files.repository';
 import { knowledgeBaseModel } from '@lib/knowledge-bases/knowledge-base.schema';
 import { KnowledgeBasesRepository } from '@lib/knowledge-bases/knowledge-bases.repository';
+import { creditAccountModel } from '@lib/credits/credit-account.schema';
+import { CreditAccountRepository } from '@lib/credits/credit-accounts.repository';
+import { creditGrantModel } from '@lib/credits/credit-grant.schema';
+import { CreditGrantsRepository } from '@lib/credits/credit-grants.repository';
+import { llmUsageModel } from '@lib/credits/llm-usage.schema';
+import { LlmUsageRepository } from '@lib/credits/llm-usage.repository';
 
 /** Every collection with a schema; their indexes are built at connect. */
 export const MODELS: readonly ModelDef[] = [
@@ -58,6 +64,9 @@ export const MODELS: readonly ModelDef[] = [
   kbChunkModel,
   etlRuleModel,
   agentKbAttachmentModel,
+  creditAccountModel,
+  creditGrantModel,
+  llmUsageModel,
 ] as readonly ModelDef[];
 
 /** The repositories of one organization: everything a service or activity may read or write for it. */
@@ -111,6 +120,15 @@ export class TenantRepositories {
   }
   get agentKnowledgeBases() {
     return new AgentKbAttachmentsRepository(this.db, this.organizationId);
+  }
+  get creditAccount() {
+    return new CreditAccountRepository(this.db, this.organizationId);
+  }
+  get creditGrants() {
+    return new CreditGrantsRepository(this.db, this.organizationId);
+  }
+  get llmUsage() {
+    return new LlmUsageRepository(this.db, this.organizationId);
   }
   /** Rows of a table that was loaded through `tables` (so it belongs to this organization). */
   tableRows(table: Pick<CustomTableDoc, '_id'>) {

@@ -25,6 +25,7 @@ import { KbSearchService } from '@lib/knowledge-bases/kb-search.service';
 import { KnowledgeBasesService } from '@lib/knowledge-bases/knowledge-bases.service';
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import type { VectorStore } from '@lib/vectors/vector-store';
+import { CreditsService } from '@lib/credits/credits.service';
 
 export interface ServiceDeps {
   repos: Repositories;
@@ -32,7 +33,7 @@ export interface ServiceDeps {
   tokens: TokenService;
   outbound: OutboundClient;
   realtime: RealtimeEmitter;
-  config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg'>;
+  config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg' | 'credits'>;
   objects: ObjectStore;
   embedders: Embedders;
   vectors: VectorStore;
@@ -44,6 +45,7 @@ export function createServices(deps: ServiceDeps) {
   const access = new AgentAccess(repos);
   const agents = new AgentsService(repos, access);
   const kbAccess = new KbAccess(repos, access);
+  const credits = new CreditsService(repos, config.credits);
   return {
     organization: new OrganizationService(repos),
     users: new UsersService(repos, temporal, realtime),
@@ -74,6 +76,7 @@ export function createServices(deps: ServiceDeps) {
     kbSearch: new KbSearchService(repos, kbAccess, deps.embedders, deps.vectors),
     etlRules: new EtlRulesService(repos, kbAccess, access),
     agentKnowledgeBases: new AgentKnowledgeBasesService(repos, agents, kbAccess),
+    credits,
   };
 }
 
