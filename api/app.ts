@@ -12,6 +12,7 @@ import { mountOperations } from './operations';
 import { agentsHandlers } from './routes/agents';
 import { apiKeysHandlers } from './routes/api-keys';
 import { assumeRoleHandlers } from './routes/assume-role';
+import { chainsFromPromptHandlers } from './routes/chains-from-prompt';
 import { conversationsHandlers } from './routes/conversations';
 import { creditsHandlers } from './routes/credits';
 import { etlRulesHandlers } from './routes/etl-rules';
@@ -66,6 +67,7 @@ export function createApp(deps: Deps): Express {
     ...knowledgeBasesHandlers(deps),
     ...etlRulesHandlers(deps),
     ...creditsHandlers(deps),
+    ...chainsFromPromptHandlers(deps),
   });
   app.use(errorHandler(deps.logger));
   return app;

@@ -1,4 +1,4 @@
-/** Errors that map to a 4xx response. Anything else becomes a generic 500. */
+/** Errors that map to a 4xx response (or a 502 for a failed model server). Anything else becomes a generic 500. */
 export class AppError extends Error {
   constructor(
     readonly status: number,
@@ -52,5 +52,20 @@ export class InsufficientCreditsError extends AppError {
       { balance },
     );
     this.name = 'InsufficientCreditsError';
+  }
+}
+
+/**
+ * 502: the model server failed (`model_error`: an HTTP error, a timeout, no connection) or answered twice with
+ * something we cannot use (`model_invalid_answer`). Not our bug, and not the caller's: a gateway error.
+ */
+export class ModelError extends AppError {
+  constructor(
+    message: string,
+    code: 'model_error' | 'model_invalid_answer' = 'model_error',
+    details?: unknown,
+  ) {
+    super(502, code, message, details);
+    this.name = 'ModelError';
   }
 }

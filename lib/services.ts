@@ -25,7 +25,10 @@ import { KbSearchService } from '@lib/knowledge-bases/kb-search.service';
 import { KnowledgeBasesService } from '@lib/knowledge-bases/knowledge-bases.service';
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import type { VectorStore } from '@lib/vectors/vector-store';
+import type OpenAI from 'openai';
+import { StepFromPromptService } from '@lib/chains/step-from-prompt.service';
 import { CreditsService } from '@lib/credits/credits.service';
+import type { Logger } from '@lib/logger';
 
 export interface ServiceDeps {
   repos: Repositories;
@@ -33,10 +36,12 @@ export interface ServiceDeps {
   tokens: TokenService;
   outbound: OutboundClient;
   realtime: RealtimeEmitter;
-  config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg' | 'credits'>;
+  config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg' | 'credits' | 'chainGeneration'>;
   objects: ObjectStore;
   embedders: Embedders;
   vectors: VectorStore;
+  llm: OpenAI;
+  logger?: Logger;
 }
 
 /** One instance of every feature service, wired once per process. */
@@ -77,6 +82,7 @@ export function createServices(deps: ServiceDeps) {
     etlRules: new EtlRulesService(repos, kbAccess, access),
     agentKnowledgeBases: new AgentKnowledgeBasesService(repos, agents, kbAccess),
     credits,
+    stepFromPrompt: new StepFromPromptService(deps.llm, credits, config.chainGeneration, deps.logger),
   };
 }
 

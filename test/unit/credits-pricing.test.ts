@@ -36,22 +36,26 @@ describe('credit pricing', () => {
       perThousandPromptTokens: 10,
       perThousandCompletionTokens: 40,
     });
+    expect(defaults.chainGeneration).to.deep.equal({ model: 'gpt-4o-mini', timeoutMs: 60_000 });
     const set = loadConfig({
       ...base,
       CREDITS_STARTING_BALANCE: '0',
       CREDITS_PER_1K_PROMPT_TOKENS: '3',
       CREDITS_PER_1K_COMPLETION_TOKENS: '9',
+      CHAIN_GENERATION_MODEL: 'gpt-4.1',
     });
     expect(set.credits).to.deep.equal({
       startingBalance: 0,
       perThousandPromptTokens: 3,
       perThousandCompletionTokens: 9,
     });
+    expect(set.chainGeneration.model).to.equal('gpt-4.1');
     for (const [name, value] of [
       ['CREDITS_STARTING_BALANCE', '-1'],
       ['CREDITS_STARTING_BALANCE', '1.5'],
       ['CREDITS_PER_1K_PROMPT_TOKENS', 'ten'],
       ['CREDITS_PER_1K_COMPLETION_TOKENS', '-4'],
+      ['CHAIN_GENERATION_TIMEOUT_MS', '0'],
     ] as const)
       expect(() => loadConfig({ ...base, [name]: value }), `${name}=${value}`).to.throw(name);
   });
