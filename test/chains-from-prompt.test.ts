@@ -197,12 +197,12 @@ describe('POST /orgs/{organizationId}/chains/from-prompt', () => {
   });
 
   it('answers 502 model_error when the model does not answer in time', async () => {
-    // A service of its own with a short limit; the scripted model answers later than that.
+    // A service of its own with a 300 ms limit; the scripted model answers only after 10 s (the test does not wait).
     const services = createServices({
       ...env.deps,
       config: { ...env.config, chainGeneration: { ...env.config.chainGeneration, timeoutMs: 300 } },
     });
-    script({ ...answer(laterStep), delayMs: 3000 });
+    script({ ...answer(laterStep), delayMs: 10_000 });
     const ctx = await env.deps.authenticator.authenticate(`Bearer ${org.admin.token}`, org.organizationId);
     const err = await services.stepFromPrompt.generate(ctx, { prompt: prompt() }).then(
       () => expect.fail('generated a step'),
