@@ -65,6 +65,7 @@ export function createActivities(deps: ActivityDeps) {
       logger: logger('chains'),
       chains: deps.config.chains,
       runs: deps.services.chainRuns,
+      credits: deps.services.credits,
       tables: deps.services.tables,
       outbound: deps.outbound,
       knowledge: deps.services.kbSearch,

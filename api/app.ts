@@ -13,7 +13,9 @@ import { agentsHandlers } from './routes/agents';
 import { apiKeysHandlers } from './routes/api-keys';
 import { assumeRoleHandlers } from './routes/assume-role';
 import { chainsHandlers } from './routes/chains';
+import { chainsFromPromptHandlers } from './routes/chains-from-prompt';
 import { conversationsHandlers } from './routes/conversations';
+import { creditsHandlers } from './routes/credits';
 import { etlRulesHandlers } from './routes/etl-rules';
 import { groupsHandlers } from './routes/groups';
 import { knowledgeBasesHandlers } from './routes/knowledge-bases';
@@ -66,6 +68,8 @@ export function createApp(deps: Deps): Express {
     ...knowledgeBasesHandlers(deps),
     ...etlRulesHandlers(deps),
     ...chainsHandlers(deps),
+    ...creditsHandlers(deps),
+    ...chainsFromPromptHandlers(deps),
   });
   app.use(errorHandler(deps.logger));
   return app;

@@ -42,6 +42,12 @@ import { kbFileModel } from '@lib/knowledge-bases/kb-file.schema';
 import { KbFilesRepository } from '@lib/knowledge-bases/kb-files.repository';
 import { knowledgeBaseModel } from '@lib/knowledge-bases/knowledge-base.schema';
 import { KnowledgeBasesRepository } from '@lib/knowledge-bases/knowledge-bases.repository';
+import { creditAccountModel } from '@lib/credits/credit-account.schema';
+import { CreditAccountRepository } from '@lib/credits/credit-accounts.repository';
+import { creditGrantModel } from '@lib/credits/credit-grant.schema';
+import { CreditGrantsRepository } from '@lib/credits/credit-grants.repository';
+import { llmUsageModel } from '@lib/credits/llm-usage.schema';
+import { LlmUsageRepository } from '@lib/credits/llm-usage.repository';
 
 /** Every collection with a schema; their indexes are built at connect. */
 export const MODELS: readonly ModelDef[] = [
@@ -70,6 +76,9 @@ export const MODELS: readonly ModelDef[] = [
   agentChainModel,
   chainRunModel,
   fanOutResultModel,
+  creditAccountModel,
+  creditGrantModel,
+  llmUsageModel,
 ] as readonly ModelDef[];
 
 /** The repositories of one organization: everything a service or activity may read or write for it. */
@@ -132,6 +141,15 @@ export class TenantRepositories {
   }
   get chainRuns() {
     return new ChainRunsRepository(this.db, this.organizationId);
+  }
+  get creditAccount() {
+    return new CreditAccountRepository(this.db, this.organizationId);
+  }
+  get creditGrants() {
+    return new CreditGrantsRepository(this.db, this.organizationId);
+  }
+  get llmUsage() {
+    return new LlmUsageRepository(this.db, this.organizationId);
   }
   /** Rows of a table that was loaded through `tables` (so it belongs to this organization). */
   tableRows(table: Pick<CustomTableDoc, '_id'>) {

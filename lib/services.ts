@@ -28,6 +28,10 @@ import type { VectorStore } from '@lib/vectors/vector-store';
 import { ChainAttachmentsService } from '@lib/chains/chain-attachments.service';
 import { ChainRunsService } from '@lib/chains/chain-runs.service';
 import { ChainsService } from '@lib/chains/chains.service';
+import type OpenAI from 'openai';
+import { StepFromPromptService } from '@lib/chains/step-from-prompt.service';
+import { CreditsService } from '@lib/credits/credits.service';
+import type { Logger } from '@lib/logger';
 
 export interface ServiceDeps {
   repos: Repositories;
@@ -35,10 +39,12 @@ export interface ServiceDeps {
   tokens: TokenService;
   outbound: OutboundClient;
   realtime: RealtimeEmitter;
-  config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg'>;
+  config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg' | 'credits' | 'chainGeneration'>;
   objects: ObjectStore;
   embedders: Embedders;
   vectors: VectorStore;
+  llm: OpenAI;
+  logger?: Logger;
 }
 
 /** One instance of every feature service, wired once per process. */
@@ -48,6 +54,7 @@ export function createServices(deps: ServiceDeps) {
   const agents = new AgentsService(repos, access);
   const kbAccess = new KbAccess(repos, access);
   const chains = new ChainsService(repos);
+  const credits = new CreditsService(repos, config.credits);
   return {
     organization: new OrganizationService(repos),
     users: new UsersService(repos, temporal, realtime),
@@ -81,6 +88,8 @@ export function createServices(deps: ServiceDeps) {
     chains,
     chainRuns: new ChainRunsService(repos, temporal, chains),
     chainAttachments: new ChainAttachmentsService(repos, chains, agents, kbAccess),
+    credits,
+    stepFromPrompt: new StepFromPromptService(deps.llm, credits, config.chainGeneration, deps.logger),
   };
 }
 

@@ -293,6 +293,35 @@ describe('action chain runs', function () {
     off();
   });
 
+  it('pays for step model calls with credits and fails a run once they are used up', async () => {
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, name: 'paid', instructions: 'one two three', outputSchema: obj({ a: str }) },
+    ]);
+    chain.answer({ content: '{"a":"x"}' });
+    const { credits } = env.deps.services;
+    const before = await credits.balance(org.organizationId);
+    const run = await runToEnd(env, org, chain.chainId);
+    expect(run.status).to.equal('success');
+    const summary = await credits.summary(org.organizationId);
+    const [usage] = summary.recentUsage;
+    expect(usage).to.include({
+      purpose: 'chain-step',
+      model: 'gpt-4o-mini',
+      reference: await stepIdOf(chain.chainId, 1),
+    });
+    expect(usage!.promptTokens).to.be.greaterThan(0);
+    expect(usage!.cost).to.be.greaterThan(0);
+    expect(summary.balance).to.equal(before - usage!.cost);
+
+    await credits.grant(org.organizationId, -summary.balance, 'used up');
+    const broke = await runToEnd(env, org, chain.chainId);
+    expect(broke.status).to.equal('failed');
+    expect(broke.statusMessage).to.equal(
+      "step 1 (paid) failed: the organization's credits are used up; an operator can grant more",
+    );
+    expect(chain.calls()).to.have.length(1);
+  });
+
   it('lists runs newest first and never shows them to another organization', async () => {
     const chain = await createRunnableChain(env, org, [{ stepOrder: 1, outputSchema: obj({ a: str }) }]);
     chain.answer({ content: '{"a":"x"}' });

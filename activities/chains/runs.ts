@@ -15,13 +15,14 @@ import {
 import type { ChainDoc, StepDoc } from '@lib/chains/chain.schema';
 import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
 import type { ChainRunsService } from '@lib/chains/chain-runs.service';
-import { AppError } from '@lib/errors';
+import { AppError, InsufficientCreditsError } from '@lib/errors';
 import type { StepOutcome } from '@lib/chains/chain-run.schema';
 import { guardHolds, renderTemplate, selectElements } from '@lib/chains/expressions';
 import type { Config } from '@lib/config';
+import type { CreditsService } from '@lib/credits/credits.service';
 import type { Logger } from '@lib/logger';
 import type { Repositories, TenantRepositories } from '@lib/repositories';
-import { answerStep, type StepAnswer } from './step-model';
+import { answerStep } from './step-model';
 import { loadStepTools, type StepToolDeps, type StepTools } from './step-tools';
 
 export interface ChainActivityDeps extends StepToolDeps {
@@ -30,8 +31,8 @@ export interface ChainActivityDeps extends StepToolDeps {
   logger: Logger;
   chains: Config['chains'];
   runs: Pick<ChainRunsService, 'createRun'>;
-  /** Records the tokens of a step's model calls against the organization. */
-  recordUsage?: (organizationId: string, usage: StepAnswer['usage']) => Promise<void>;
+  /** Model calls of steps are paid with the organization's credits. */
+  credits: Pick<CreditsService, 'requireCredits' | 'recordUsage'>;
 }
 
 type State = Record<string, unknown>;
@@ -116,6 +117,17 @@ export function createChainActivities(deps: ChainActivityDeps) {
     }
     if (step.showWholeChainState)
       instructions += `\n\nThe chain's state so far:\n${JSON.stringify(state, null, 1)}`;
+    const organizationId = run.tenant.organizationId;
+    try {
+      await deps.credits.requireCredits(organizationId);
+    } catch (err) {
+      if (err instanceof InsufficientCreditsError)
+        throw ApplicationFailure.nonRetryable(
+          "the organization's credits are used up; an operator can grant more",
+          FAILURES.chainStepFailed,
+        );
+      throw err;
+    }
     const about = [step.name, step.description].filter(Boolean).join(': ');
     const answer = await answerStep(
       deps.llm,
@@ -135,7 +147,13 @@ export function createChainActivities(deps: ChainActivityDeps) {
       },
       (call) => tools.run(call),
     );
-    await deps.recordUsage?.(run.tenant.organizationId, answer.usage);
+    for (const call of answer.usage)
+      await deps.credits.recordUsage(organizationId, {
+        purpose: 'chain-step',
+        model: call.model,
+        usage: { prompt_tokens: call.promptTokens, completion_tokens: call.completionTokens },
+        reference: run.step._id,
+      });
     return answer;
   }
 
