@@ -19,6 +19,7 @@ import { createVectorStore } from './vectors/create-vector-store';
 import type { VectorStore } from './vectors/vector-store';
 import { createServices, type Services } from './services';
 import { createTemporalClient, type TemporalDeps } from './temporal/client';
+import { NO_WORKFLOWS, type WorkflowCatalog } from './artifacts/workflow-catalog';
 
 /**
  * Everything a process needs, created once and passed down explicitly. The one composition root: the API, the
@@ -44,9 +45,17 @@ export interface Deps {
   objects: ObjectStore;
   embedders: Embedders;
   vectors: VectorStore;
+  /**
+   * The organization's workflows (action chains, by actionChainId) as app manifests declare and apps run them.
+   * This build has no action chains: NO_WORKFLOWS, which knows no workflow. Chains replace it here.
+   */
+  workflows: WorkflowCatalog;
 }
 
-export async function createDeps(config: Config, opts: { logger?: Logger } = {}): Promise<Deps> {
+export async function createDeps(
+  config: Config,
+  opts: { logger?: Logger; workflows?: WorkflowCatalog } = {},
+): Promise<Deps> {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const db = await Database.connect(config.mongodbUri, MODELS);
   const repos = new Repositories(db);
@@ -68,6 +77,7 @@ export async function createDeps(config: Config, opts: { logger?: Logger } = {})
   const llm = createLlmClient(config.llm);
   const embedders = new Embedders(createEmbedder(config.embeddings, llm));
   const vectors = createVectorStore(config.vectors);
+  const workflows = opts.workflows ?? NO_WORKFLOWS;
   return {
     config,
     logger,
@@ -83,6 +93,7 @@ export async function createDeps(config: Config, opts: { logger?: Logger } = {})
       objects,
       embedders,
       vectors,
+      workflows,
     }),
     temporal,
     tokens,
@@ -96,6 +107,7 @@ export async function createDeps(config: Config, opts: { logger?: Logger } = {})
     objects,
     embedders,
     vectors,
+    workflows,
   };
 }
 

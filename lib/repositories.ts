@@ -26,6 +26,10 @@ import { memberModel } from '@lib/users/member.schema';
 import { MembersRepository } from '@lib/users/members.repository';
 import { UserAccountsRepository } from '@lib/users/user-accounts.repository';
 import { userModel } from '@lib/users/user.schema';
+import { appApprovalModel } from '@lib/artifacts/app-approval.schema';
+import { AppApprovalsRepository } from '@lib/artifacts/app-approvals.repository';
+import { artifactModel } from '@lib/artifacts/artifact.schema';
+import { ArtifactsRepository } from '@lib/artifacts/artifacts.repository';
 import { agentKbAttachmentModel } from '@lib/knowledge-bases/agent-kb-attachment.schema';
 import { AgentKbAttachmentsRepository } from '@lib/knowledge-bases/agent-kb-attachments.repository';
 import { etlRuleModel } from '@lib/knowledge-bases/etl-rule.schema';
@@ -58,6 +62,8 @@ export const MODELS: readonly ModelDef[] = [
   kbChunkModel,
   etlRuleModel,
   agentKbAttachmentModel,
+  artifactModel,
+  appApprovalModel,
 ] as readonly ModelDef[];
 
 /** The repositories of one organization: everything a service or activity may read or write for it. */
@@ -111,6 +117,12 @@ export class TenantRepositories {
   }
   get agentKnowledgeBases() {
     return new AgentKbAttachmentsRepository(this.db, this.organizationId);
+  }
+  get artifacts() {
+    return new ArtifactsRepository(this.db, this.organizationId);
+  }
+  get appApprovals() {
+    return new AppApprovalsRepository(this.db, this.organizationId);
   }
   /** Rows of a table that was loaded through `tables` (so it belongs to this organization). */
   tableRows(table: Pick<CustomTableDoc, '_id'>) {

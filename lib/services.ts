@@ -3,6 +3,13 @@ import { AgentLinksService } from '@lib/agents/agent-links.service';
 import { AgentsService } from '@lib/agents/agents.service';
 import { ApiKeysService } from '@lib/api-keys/api-keys.service';
 import { AssumeRoleService } from '@lib/assume-role/assume-role.service';
+import { AppManifestsService } from '@lib/artifacts/app-manifests.service';
+import { AppRuntimeService } from '@lib/artifacts/app-runtime.service';
+import { ArtifactAccess } from '@lib/artifacts/artifact-access';
+import { ArtifactVersions } from '@lib/artifacts/artifact-versions';
+import { ArtifactsService } from '@lib/artifacts/artifacts.service';
+import { ConversationArtifactsService } from '@lib/artifacts/conversation-artifacts.service';
+import type { WorkflowCatalog } from '@lib/artifacts/workflow-catalog';
 import type { TokenService } from '@lib/auth/tokens';
 import type { Config } from '@lib/config';
 import { ConversationsService } from '@lib/conversations/conversations.service';
@@ -32,10 +39,12 @@ export interface ServiceDeps {
   tokens: TokenService;
   outbound: OutboundClient;
   realtime: RealtimeEmitter;
-  config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg'>;
+  config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg' | 'artifacts'>;
   objects: ObjectStore;
   embedders: Embedders;
   vectors: VectorStore;
+  /** The organization's workflows (action chains) as apps see them. */
+  workflows: WorkflowCatalog;
 }
 
 /** One instance of every feature service, wired once per process. */
@@ -44,6 +53,11 @@ export function createServices(deps: ServiceDeps) {
   const access = new AgentAccess(repos);
   const agents = new AgentsService(repos, access);
   const kbAccess = new KbAccess(repos, access);
+  const tables = new TablesService(repos, config.tableQueryTimeoutMs);
+  const kbFiles = new KbFilesService(repos, kbAccess, temporal, deps.objects);
+  const artifactAccess = new ArtifactAccess(repos, access);
+  const versions = new ArtifactVersions(repos, deps.objects, config.artifacts.maxBytes);
+  const appManifests = new AppManifestsService(repos, artifactAccess, versions, deps.workflows);
   return {
     organization: new OrganizationService(repos),
     users: new UsersService(repos, temporal, realtime),
@@ -62,7 +76,7 @@ export function createServices(deps: ServiceDeps) {
       outbound,
       config.maxConcurrentTurnsPerOrg,
     ),
-    tables: new TablesService(repos, config.tableQueryTimeoutMs),
+    tables,
     knowledgeBases: new KnowledgeBasesService(
       repos,
       kbAccess,
@@ -70,10 +84,23 @@ export function createServices(deps: ServiceDeps) {
       temporal,
       deps.embedders.defaultEmbedder.model,
     ),
-    kbFiles: new KbFilesService(repos, kbAccess, temporal, deps.objects),
+    kbFiles,
     kbSearch: new KbSearchService(repos, kbAccess, deps.embedders, deps.vectors),
     etlRules: new EtlRulesService(repos, kbAccess, access),
     agentKnowledgeBases: new AgentKnowledgeBasesService(repos, agents, kbAccess),
+    artifacts: new ArtifactsService(repos, artifactAccess, versions, deps.objects, kbFiles),
+    conversationArtifacts: new ConversationArtifactsService(repos, versions),
+    appManifests,
+    appRuntime: new AppRuntimeService(
+      repos,
+      artifactAccess,
+      versions,
+      appManifests,
+      tables,
+      deps.workflows,
+      tokens,
+      config.artifacts,
+    ),
   };
 }
 
