@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { extractManifest, manifestSha256 } from '@lib/artifacts/app-manifest';
+import { extractManifest, manifestSha256, type AppManifest } from '@lib/artifacts/app-manifest';
 import { appContentSecurityPolicy, bridgeScript, withBridge } from '@lib/artifacts/app-page';
 import { fileNameFor, normalizeContentType } from '@lib/artifacts/artifact-content';
 
@@ -8,7 +8,7 @@ const embedded = (body: string, attrs = 'type="text/plain" data-file="service.ma
   page(`<script ${attrs}>${body}</script>`);
 
 describe('app manifest extraction', () => {
-  const manifest = { workflows: ['chn_a'], tables: [{ table: 'orders', access: 'read' }] };
+  const manifest: AppManifest = { workflows: ['chn_a'], tables: [{ table: 'orders', access: 'read' }] };
 
   it('reads the object a TypeScript module exports, in its usual spellings', () => {
     const json = JSON.stringify(manifest);
