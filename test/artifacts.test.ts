@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { createApp } from '@api/app';
+import { specOperations } from '@api/operations';
 import { createServices } from '@lib/services';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, addMember, createTestOrg, type TestOrg } from './helpers/org';
@@ -408,5 +409,71 @@ describe('artifacts: library, versions, sharing, pins', () => {
       .post(org.path(`/artifacts/${made.artifactId}/promote`))
       .expect(409);
     expect(again.body.error.code).to.equal('conflict');
+  });
+
+  it('keeps artifacts inside the organization on every route', async () => {
+    const a = await uploadArtifact(env, org, org.admin.token, {
+      name: 'Ours',
+      content: appHtml({ tables: [] }),
+    });
+    await as(env, org.admin.token)
+      .put(org.path(`/artifacts/${a.artifactId}/pin`))
+      .expect(200);
+    const other = await createTestOrg(env, 'Other Org');
+    const theirs = (suffix = '') => other.path(`/artifacts/${a.artifactId}${suffix}`);
+    const asOther = as(env, other.owner.token);
+    const attempts = [
+      asOther.get(theirs()),
+      asOther.put(theirs(), { name: 'stolen' }),
+      asOther.post(theirs('/versions'), { contentType: 'text/plain', content: 'x' }),
+      asOther.put(theirs('/pin')),
+      asOther.delete(theirs('/pin')),
+      asOther.put(theirs('/share'), { userIds: [other.owner.userId] }),
+      asOther.post(theirs('/promote')),
+      asOther.post(theirs('/download-link')),
+      asOther.get(theirs('/app-manifest')),
+      asOther.put(theirs('/app-manifest')),
+      asOther.post(theirs('/app-session')),
+    ];
+    for (const res of await Promise.all(attempts)) {
+      expect(res.status, `${res.req.method} ${res.req.path}`).to.equal(404);
+      expect(res.body.error.code).to.equal('not_found');
+    }
+    const listed = await asOther.get(other.path('/artifacts')).expect(200);
+    expect(listed.body).to.deep.include({ items: [], totalRows: 0 });
+    // another organization's token on this organization's paths
+    for (const res of await Promise.all([
+      asOther.get(org.path('/artifacts')),
+      asOther.get(org.path(`/artifacts/${a.artifactId}`)),
+      asOther.post(org.path('/artifacts'), { name: 'x', contentType: 'text/plain', content: 'x' }),
+      asOther.post(org.path('/artifacts/pins/reorder'), { orderedArtifactIds: [a.artifactId] }),
+    ]))
+      expect(res.status).to.equal(401);
+    const after = await as(env, org.admin.token)
+      .get(org.path(`/artifacts/${a.artifactId}`))
+      .expect(200);
+    expect(after.body.artifact).to.deep.include({
+      name: 'Ours',
+      versionCount: 1,
+      scope: 'library',
+      pinPosition: 0,
+    });
+    expect(after.body.artifact.sharedWith).to.deep.equal({ userIds: [], groupIds: [] });
+  });
+
+  it('refuses every artifact operation without credentials', async () => {
+    const a = await uploadArtifact(env, org, org.admin.token);
+    const operations = specOperations().filter((op) => op.path.includes('/artifacts'));
+    expect(operations.length).to.be.at.least(19);
+    for (const op of operations) {
+      const path = op.path
+        .replace(':organizationId', org.organizationId)
+        .replace(':artifactId', a.artifactId)
+        .replace(':tableName', 'leads')
+        .replace(':workflowId', 'chn_x');
+      const res = await request(env.app)[op.method](path);
+      expect(res.status, `${op.method} ${op.path}`).to.equal(401);
+      expect(res.body.error.code, op.operationId).to.be.a('string');
+    }
   });
 });
