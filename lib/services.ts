@@ -95,7 +95,6 @@ export function createServices(deps: ServiceDeps) {
       repos,
       artifactAccess,
       versions,
-      appManifests,
       tables,
       deps.workflows,
       tokens,

@@ -117,8 +117,9 @@ describe('apps in a real browser (headless Chromium)', function () {
     const response = await page.goto(url);
     expect(response?.status()).to.equal(200);
     await page.waitForSelector('#rows[data-done]');
-    await page.waitForFunction(() => document.getElementById('workflow')?.textContent !== 'pending');
-    await page.waitForFunction(() => document.getElementById('external')?.textContent !== 'pending');
+    // (strings: they run in the page, which this file's TypeScript does not describe)
+    await page.waitForFunction("document.getElementById('workflow').textContent !== 'pending'");
+    await page.waitForFunction("document.getElementById('external').textContent !== 'pending'");
 
     expect(await page.getAttribute('#rows', 'data-done')).to.equal('rows');
     expect(await page.locator('#rows li').allTextContents()).to.deep.equal(['Ada Lovelace', 'Grace Hopper']);

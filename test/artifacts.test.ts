@@ -435,8 +435,8 @@ describe('artifacts: library, versions, sharing, pins', () => {
       asOther.put(theirs('/app-manifest')),
       asOther.post(theirs('/app-session')),
     ];
-    for (const res of await Promise.all(attempts)) {
-      expect(res.status, `${res.req.method} ${res.req.path}`).to.equal(404);
+    for (const [i, res] of (await Promise.all(attempts)).entries()) {
+      expect(res.status, `attempt ${i}`).to.equal(404);
       expect(res.body.error.code).to.equal('not_found');
     }
     const listed = await asOther.get(other.path('/artifacts')).expect(200);

@@ -7,7 +7,7 @@ import type { RowQuery, TablesService } from '@lib/tables/tables.service';
 import type { ArtifactAccess } from './artifact-access';
 import { isHtml } from './artifact-content';
 import type { ArtifactVersions } from './artifact-versions';
-import type { AppManifestsService } from './app-manifests.service';
+import { extractManifest } from './app-manifest';
 import { appContentSecurityPolicy, bridgeScript, withBridge } from './app-page';
 import { toApprovalView } from './views';
 import type { WorkflowCatalog } from './workflow-catalog';
@@ -36,7 +36,6 @@ export class AppRuntimeService {
     private readonly repos: Repositories,
     private readonly access: ArtifactAccess,
     private readonly versions: ArtifactVersions,
-    private readonly manifests: AppManifestsService,
     private readonly tables: TablesService,
     private readonly workflows: WorkflowCatalog,
     private readonly tokens: TokenService,
@@ -90,7 +89,7 @@ export class AppRuntimeService {
     if (!artifact.pinnedAt) throw refused(409, 'app_not_pinned', 'the app was unpinned');
     const version = this.versions.find(artifact, session.versionId);
     const html = (await this.versions.read(version)).toString('utf8');
-    const { declared } = await this.manifests.declaredBy(version);
+    const { declared } = extractManifest(html);
     const script = bridgeScript({
       appApiBase: `${apiBaseUrl}${this.appPath(session.ctx.organizationId, session.artifactId)}`,
       token: session.token,

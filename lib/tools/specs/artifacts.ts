@@ -54,8 +54,9 @@ export const createArtifactTool: ToolSpec<NoConfig> = {
       required: ['name', 'contentType', 'content'],
     },
   },
-  run: (ctx, args, deps) =>
-    deps.artifacts.create(inConversation(ctx), {
+  // async: a refusal (not in a conversation, an argument of the wrong type) rejects like the service's own
+  run: async (ctx, args, deps) =>
+    await deps.artifacts.create(inConversation(ctx), {
       name: text(args, 'name', true)!,
       contentType: text(args, 'contentType', true)!,
       content: text(args, 'content', true)!,
@@ -82,8 +83,8 @@ export const updateArtifactTool: ToolSpec<NoConfig> = {
       required: ['artifactId', 'content'],
     },
   },
-  run: (ctx, args, deps) =>
-    deps.artifacts.update(inConversation(ctx), {
+  run: async (ctx, args, deps) =>
+    await deps.artifacts.update(inConversation(ctx), {
       artifactId: text(args, 'artifactId', true)!,
       content: text(args, 'content', true)!,
       contentType: text(args, 'contentType', false),
