@@ -144,14 +144,14 @@ describe('apps: sandboxed pages and the window.service bridge', () => {
     const rows = await bridgeAs.get(bridge('/tables/leads/rows?orderBy=title:desc&limit=1')).expect(200);
     expect(rows.body).to.deep.include({ totalRows: 2, offset: 0 });
     expect(rows.body.items.map((r: { title: string }) => r.title)).to.deep.equal(['Grace']);
-    const denied = async (res: request.Response, text: string) => {
+    const denied = (res: request.Response, text: string) => {
       expect(res.status, JSON.stringify(res.body)).to.equal(403);
       expect(res.body.error.code).to.equal('app_scope_denied');
       expect(res.body.error.message).to.contain(text);
     };
-    await denied(await bridgeAs.get(bridge('/tables/secrets/rows')), 'does not declare table secrets');
-    await denied(await bridgeAs.post(bridge('/tables/leads/rows'), { rows: [{ title: 'x' }] }), 'read only');
-    await denied(
+    denied(await bridgeAs.get(bridge('/tables/secrets/rows')), 'does not declare table secrets');
+    denied(await bridgeAs.post(bridge('/tables/leads/rows'), { rows: [{ title: 'x' }] }), 'read only');
+    denied(
       await bridgeAs.post(bridge('/workflows/chn_other/runs'), {}),
       'does not declare workflow chn_other',
     );
