@@ -44,6 +44,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createToolActivities({
       repos: deps.repos,
       tables: deps.services.tables,
+      artifacts: deps.services.conversationArtifacts,
       knowledge: deps.services.kbSearch,
       outbound: deps.outbound,
       realtime: deps.realtime,
@@ -66,6 +67,7 @@ export function createActivities(deps: ActivityDeps) {
       chains: deps.config.chains,
       runs: deps.services.chainRuns,
       credits: deps.services.credits,
+      artifacts: deps.services.conversationArtifacts,
       tables: deps.services.tables,
       outbound: deps.outbound,
       knowledge: deps.services.kbSearch,

@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { FAILURES, type ToolCallInput } from '@contracts';
+import { AppError } from '@lib/errors';
 import type { KbSearchService } from '@lib/knowledge-bases/kb-search.service';
 import { hitsForModel, KB_SEARCH_TOOL, searchArgs } from '@lib/knowledge-bases/search-tool';
 import type { Logger } from '@lib/logger';
@@ -35,8 +36,25 @@ export function createToolActivities(deps: ToolActivityDeps) {
     const tool = findTool(input.call.name);
     const config = tool?.run ? await attachedConfig(input) : null;
     if (!tool?.run || !config) throw refuse(`tool ${input.call.name} is not attached to this agent`);
-    const ctx = { organizationId: input.organizationId, agentId: input.agentId, config };
-    return () => tool.run!(ctx, args, deps);
+    const ctx = {
+      organizationId: input.organizationId,
+      agentId: input.agentId,
+      config,
+      requestId: input.requestId,
+      toolCallId: input.call.id,
+      conversation: input.target
+        ? { conversationId: input.target.conversationId, userId: input.target.userId }
+        : undefined,
+    };
+    return async () => {
+      try {
+        return await tool.run!(ctx, args, deps);
+      } catch (err) {
+        // A call the service refuses as asked (4xx) fails the same way on every retry: the model hears it now.
+        if (err instanceof AppError && err.status < 500) throw refuse(err.message);
+        throw err;
+      }
+    };
   }
 
   /** The search over the agent's attached knowledge bases. */

@@ -14,7 +14,7 @@ import {
 } from '@contracts';
 import type { ChainDoc, StepDoc } from '@lib/chains/chain.schema';
 import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
-import type { ChainRunsService } from '@lib/chains/chain-runs.service';
+import { derivedRunId, type ChainRunsService } from '@lib/chains/chain-runs.service';
 import { AppError, InsufficientCreditsError } from '@lib/errors';
 import type { StepOutcome } from '@lib/chains/chain-run.schema';
 import { guardHolds, renderTemplate, selectElements } from '@lib/chains/expressions';
@@ -302,7 +302,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
       }
       if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
         throw ApplicationFailure.nonRetryable('the chain input must be a JSON object', FAILURES.toolInput);
-      const runId = `run_${createHash('sha256').update(input.callKey).digest('base64url').slice(0, 22)}`;
+      const runId = derivedRunId(input.callKey);
       try {
         const { input: run } = await deps.runs.createRun(input.organizationId, {
           actionChainId: input.actionChainId,

@@ -1,3 +1,4 @@
+import type { ConversationArtifactsService } from '@lib/artifacts/conversation-artifacts.service';
 import type { OutboundClient } from '@lib/http/outbound';
 import type { TablesService } from '@lib/tables/tables.service';
 
@@ -7,12 +8,18 @@ export interface ToolRunContext<C> {
   organizationId: string;
   agentId: string;
   config: C;
+  /** The turn's request and this call's id: what makes a retried call of a writing tool write once. */
+  requestId: string;
+  toolCallId: string;
+  /** The conversation of a chat turn (absent when another agent called this one). */
+  conversation?: { conversationId: string; userId: string };
 }
 
 /** What running a tool may use. */
 export interface ToolRunDeps {
   tables: TablesService;
   outbound: OutboundClient;
+  artifacts: Pick<ConversationArtifactsService, 'create' | 'update'>;
 }
 
 /** One tool of the registry. */
