@@ -49,9 +49,20 @@ interface StepRun {
 const superseded = (message: string) => ApplicationFailure.nonRetryable(message, FAILURES.chainRunSuperseded);
 const failed = (detail: string): ChainStepOutcome => ({ kind: 'failed', detail });
 
-/** The chain state's fields a step's output adds: its output object, or its text as `step<stepOrder>`. */
+/** The properties an output schema declares: all a step adds to the state (a model may answer more). */
+function declaredFields(outputSchemaJson: string): string[] {
+  return Object.keys((JSON.parse(outputSchemaJson) as { properties: object }).properties);
+}
+
+/** The chain state's fields a step's output adds: its declared output fields, or its text as `step<stepOrder>`. */
 function outputFields(step: StepDoc, value: unknown): State {
-  return step.outputSchemaJson ? (value as State) : { [`step${step.stepOrder}`]: value };
+  if (!step.outputSchemaJson) return { [`step${step.stepOrder}`]: value };
+  const answer = value as State;
+  return Object.fromEntries(
+    declaredFields(step.outputSchemaJson)
+      .filter((p) => p in answer)
+      .map((p) => [p, answer[p]]),
+  );
 }
 
 export function createChainActivities(deps: ChainActivityDeps) {
@@ -304,10 +315,8 @@ export function createChainActivities(deps: ChainActivityDeps) {
       const { step } = run;
       const fields: State = {};
       if (step.outputSchemaJson) {
-        const properties = Object.keys(
-          (JSON.parse(step.outputSchemaJson) as { properties: object }).properties,
-        );
-        for (const p of properties) fields[p] = values.map((v) => (v as State)[p] ?? null);
+        for (const p of declaredFields(step.outputSchemaJson))
+          fields[p] = values.map((v) => (v as State)[p] ?? null);
       } else fields[`step${step.stepOrder}`] = values;
       const outcome = await succeed(input, run, fields, modelCalls);
       if (outcome.kind === 'success') await runs.clearElements(input.runId, step._id);
