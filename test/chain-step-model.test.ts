@@ -27,7 +27,7 @@ describe('a chain step asking the model', () => {
         ...req,
       },
       () => Promise.resolve(''),
-    ) as Promise<StepAnswer>;
+    );
 
   it("passes the step's reasoning effort to reasoning models, and none to others", async () => {
     llm.enqueue({ content: 'a' }, { content: 'b' }, { content: 'c' });
