@@ -57,6 +57,8 @@ async function main() {
     name: 'Bench',
   });
   const org = boot.organizationId;
+  // Every element is a billed model call: enough credits for the largest fan-out.
+  await deps.services.credits.grant(org, 1_000_000, 'benchmark');
   const ctx = { organizationId: org, userId: boot.userId } as Parameters<
     typeof deps.services.chains.create
   >[0];
