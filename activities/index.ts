@@ -42,6 +42,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createToolActivities({
       repos: deps.repos,
       tables: deps.services.tables,
+      taskPlans: deps.services.taskPlans,
       knowledge: deps.services.kbSearch,
       outbound: deps.outbound,
       realtime: deps.realtime,

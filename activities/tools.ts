@@ -35,7 +35,13 @@ export function createToolActivities(deps: ToolActivityDeps) {
     const tool = findTool(input.call.name);
     const config = tool?.run ? await attachedConfig(input) : null;
     if (!tool?.run || !config) throw refuse(`tool ${input.call.name} is not attached to this agent`);
-    const ctx = { organizationId: input.organizationId, agentId: input.agentId, config };
+    const ctx = {
+      organizationId: input.organizationId,
+      agentId: input.agentId,
+      config,
+      requestId: input.requestId,
+      target: input.target,
+    };
     return () => tool.run!(ctx, args, deps);
   }
 

@@ -18,6 +18,7 @@ import { groupsHandlers } from './routes/groups';
 import { knowledgeBasesHandlers } from './routes/knowledge-bases';
 import { organizationHandlers } from './routes/organization';
 import { tablesBatchBodyParser, tablesHandlers } from './routes/tables';
+import { taskPlansHandlers } from './routes/task-plans';
 import { toolsHandlers } from './routes/tools';
 import { usersHandlers } from './routes/users';
 import { bearerAuthHandler } from './security';
@@ -60,6 +61,7 @@ export function createApp(deps: Deps): Express {
     ...assumeRoleHandlers(deps),
     ...tablesHandlers(deps),
     ...conversationsHandlers(deps),
+    ...taskPlansHandlers(deps),
     ...agentsHandlers(deps),
     ...toolsHandlers(deps),
     ...knowledgeBasesHandlers(deps),

@@ -36,6 +36,8 @@ import { kbFileModel } from '@lib/knowledge-bases/kb-file.schema';
 import { KbFilesRepository } from '@lib/knowledge-bases/kb-files.repository';
 import { knowledgeBaseModel } from '@lib/knowledge-bases/knowledge-base.schema';
 import { KnowledgeBasesRepository } from '@lib/knowledge-bases/knowledge-bases.repository';
+import { taskPlanModel } from '@lib/task-plans/task-plan.schema';
+import { TaskPlansRepository } from '@lib/task-plans/task-plans.repository';
 
 /** Every collection with a schema; their indexes are built at connect. */
 export const MODELS: readonly ModelDef[] = [
@@ -58,6 +60,7 @@ export const MODELS: readonly ModelDef[] = [
   kbChunkModel,
   etlRuleModel,
   agentKbAttachmentModel,
+  taskPlanModel,
 ] as readonly ModelDef[];
 
 /** The repositories of one organization: everything a service or activity may read or write for it. */
@@ -111,6 +114,9 @@ export class TenantRepositories {
   }
   get agentKnowledgeBases() {
     return new AgentKbAttachmentsRepository(this.db, this.organizationId);
+  }
+  get taskPlans() {
+    return new TaskPlansRepository(this.db, this.organizationId);
   }
   /** Rows of a table that was loaded through `tables` (so it belongs to this organization). */
   tableRows(table: Pick<CustomTableDoc, '_id'>) {

@@ -25,6 +25,7 @@ import { KbSearchService } from '@lib/knowledge-bases/kb-search.service';
 import { KnowledgeBasesService } from '@lib/knowledge-bases/knowledge-bases.service';
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import type { VectorStore } from '@lib/vectors/vector-store';
+import { TaskPlansService } from '@lib/task-plans/task-plans.service';
 
 export interface ServiceDeps {
   repos: Repositories;
@@ -44,6 +45,13 @@ export function createServices(deps: ServiceDeps) {
   const access = new AgentAccess(repos);
   const agents = new AgentsService(repos, access);
   const kbAccess = new KbAccess(repos, access);
+  const conversations = new ConversationsService(
+    repos,
+    temporal,
+    access,
+    outbound,
+    config.maxConcurrentTurnsPerOrg,
+  );
   return {
     organization: new OrganizationService(repos),
     users: new UsersService(repos, temporal, realtime),
@@ -55,13 +63,8 @@ export function createServices(deps: ServiceDeps) {
     agents,
     agentLinks: new AgentLinksService(repos, agents),
     agentTools: new AgentToolsService(repos, agents),
-    conversations: new ConversationsService(
-      repos,
-      temporal,
-      access,
-      outbound,
-      config.maxConcurrentTurnsPerOrg,
-    ),
+    conversations,
+    taskPlans: new TaskPlansService(repos, conversations, temporal, realtime),
     tables: new TablesService(repos, config.tableQueryTimeoutMs),
     knowledgeBases: new KnowledgeBasesService(
       repos,

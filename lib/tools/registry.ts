@@ -5,6 +5,7 @@ import { callAgentTool } from './specs/call-agent';
 import { currentTimeTool } from './specs/current-time';
 import { httpRequestTool } from './specs/http-request';
 import { tablesInsertTool, tablesQueryTool } from './specs/tables';
+import { taskPlanTool } from './specs/task-plan';
 import { PATTERN_HINTS, type ToolSpec } from './tool-spec';
 
 /**
@@ -19,6 +20,7 @@ export const TOOLS: readonly ToolSpec[] = [
   callAgentTool,
   httpRequestTool,
   currentTimeTool,
+  taskPlanTool,
 ] as readonly ToolSpec[];
 
 const BY_CODE = new Map(TOOLS.map((t) => [t.toolCode, t]));

@@ -1,5 +1,7 @@
+import type { EventTarget } from '@contracts';
 import type { OutboundClient } from '@lib/http/outbound';
 import type { TablesService } from '@lib/tables/tables.service';
+import type { TaskPlansService } from '@lib/task-plans/task-plans.service';
 
 /** Who runs a tool call: the organization and the agent that called it, with the attachment's configuration
  * (defaults applied). */
@@ -7,12 +9,17 @@ export interface ToolRunContext<C> {
   organizationId: string;
   agentId: string;
   config: C;
+  /** The turn the call belongs to. */
+  requestId: string;
+  /** The conversation of the turn; absent when an agent asks another agent (no conversation). */
+  target?: EventTarget;
 }
 
 /** What running a tool may use. */
 export interface ToolRunDeps {
   tables: TablesService;
   outbound: OutboundClient;
+  taskPlans: Pick<TaskPlansService, 'writeFromTool'>;
 }
 
 /** One tool of the registry. */

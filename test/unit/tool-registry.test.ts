@@ -29,6 +29,7 @@ describe('the tool registry', () => {
       'call_agent',
       'http_request',
       'current_time',
+      'task_plan',
     ]);
     for (const entry of toolCatalogue()) {
       expect(entry).to.have.all.keys('toolCode', 'name', 'description', 'configSchema');
