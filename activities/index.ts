@@ -1,5 +1,6 @@
 import type { Deps } from '@lib/deps';
 import { createCallbackActivities } from './callbacks';
+import { createEmailActivities } from './email-agents';
 import { createTurnActivities } from './conversations';
 import { createToolActivities } from './tools';
 import { createUserActivities } from './users';
@@ -58,6 +59,15 @@ export function createActivities(deps: ActivityDeps) {
       kb: deps.config.kb,
     }),
     ...createMaintenanceActivities(deps),
+    ...createEmailActivities({
+      repos: deps.repos,
+      access: deps.services.access,
+      objects: deps.objects,
+      kbFiles: deps.services.kbFiles,
+      maxBytes: deps.config.inboundEmail.maxBytes,
+      mailer: deps.mailer,
+      logger: logger('email-agents'),
+    }),
     ...createEtlActivities({
       repos: deps.repos,
       conversations: deps.services.conversations,

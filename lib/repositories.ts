@@ -37,6 +37,8 @@ import { KbFilesRepository } from '@lib/knowledge-bases/kb-files.repository';
 import { knowledgeBaseModel } from '@lib/knowledge-bases/knowledge-base.schema';
 import { KnowledgeBasesRepository } from '@lib/knowledge-bases/knowledge-bases.repository';
 import { taskPlanModel } from '@lib/task-plans/task-plan.schema';
+import { emailMessageModel } from '@lib/email-agents/email-message.schema';
+import { EmailMessagesRepository } from '@lib/email-agents/email-messages.repository';
 import { TaskPlansRepository } from '@lib/task-plans/task-plans.repository';
 
 /** Every collection with a schema; their indexes are built at connect. */
@@ -61,6 +63,7 @@ export const MODELS: readonly ModelDef[] = [
   etlRuleModel,
   agentKbAttachmentModel,
   taskPlanModel,
+  emailMessageModel,
 ] as readonly ModelDef[];
 
 /** The repositories of one organization: everything a service or activity may read or write for it. */
@@ -114,6 +117,9 @@ export class TenantRepositories {
   }
   get agentKnowledgeBases() {
     return new AgentKbAttachmentsRepository(this.db, this.organizationId);
+  }
+  get emailMessages() {
+    return new EmailMessagesRepository(this.db, this.organizationId);
   }
   get taskPlans() {
     return new TaskPlansRepository(this.db, this.organizationId);

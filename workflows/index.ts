@@ -5,3 +5,4 @@ export * from './agent-call';
 export * from './ingest-file';
 export * from './purge-knowledge';
 export * from './copy-knowledge-base';
+export * from './inbound-email';

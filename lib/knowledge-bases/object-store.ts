@@ -75,6 +75,13 @@ export class ObjectStore {
     return Buffer.concat(parts);
   }
 
+  /** Writes an object the service itself holds the bytes of (mail attachments, raw inbound mail). */
+  async put(key: string, bytes: Uint8Array, contentType: string) {
+    await this.s3.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType }),
+    );
+  }
+
   async copy(fromKey: string, toKey: string) {
     await this.s3.send(
       new CopyObjectCommand({

@@ -17,6 +17,9 @@ export const workflowIds = {
   purgeKnowledgeBase: (organizationId: string, knowledgeBaseId: string) =>
     `kb-delete-${organizationId}-${knowledgeBaseId}`,
   copyKnowledgeBase: (organizationId: string, messageId: string) => `kb-copy-${organizationId}-${messageId}`,
+  /** One inbound mail for one agent: a redelivered message (same Message-ID) finds its workflow. */
+  inboundEmail: (organizationId: string, agentId: string, messageKey: string) =>
+    `email-${organizationId}-${agentId}-${messageKey}`,
   /** Before workflow ids were scoped by conversation (histories recorded then still use it). */
   agentCallV1: (organizationId: string, requestId: string, toolCallId: string) =>
     `agent-call-${organizationId}-${requestId}-${toolCallId}`,

@@ -6,6 +6,7 @@ export const WORKFLOWS = {
   ingestFile: 'ingestFileWorkflow',
   purgeKnowledge: 'purgeKnowledgeWorkflow',
   copyKnowledgeBase: 'copyKnowledgeBaseWorkflow',
+  inboundEmail: 'inboundEmailWorkflow',
 } as const;
 
 /**
