@@ -65,11 +65,14 @@ export async function startSmtpListener(settings: SmtpListenerSettings, intake: 
           intake,
           session.envelope.rcptTo.map((r) => r.address),
         )
-          .then((routes) => Promise.all(routes.map((route) => intake.accept(route, raw, from))))
+          .then((routes) =>
+            Promise.all(
+              routes.map(async (route) => ({ ...route, ...(await intake.accept(route, raw, from)) })),
+            ),
+          )
           .then(
             (accepted) => {
-              for (const a of accepted)
-                logger.info({ workflowId: a.workflowId, duplicate: a.duplicate }, 'inbound mail');
+              for (const a of accepted) logger.info(a, 'inbound mail');
               callback();
             },
             (err: unknown) => {
