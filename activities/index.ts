@@ -4,6 +4,7 @@ import { createEmailActivities } from './email-agents';
 import { createTurnActivities } from './conversations';
 import { createToolActivities } from './tools';
 import { createUserActivities } from './users';
+import { createChainActivities } from './chains/runs';
 import { createEtlActivities } from './knowledge-bases/etl';
 import { createIngestionActivities } from './knowledge-bases/ingestion';
 import { createMaintenanceActivities } from './knowledge-bases/maintenance';
@@ -22,6 +23,7 @@ export type ActivityDeps = Pick<
   | 'objects'
   | 'embedders'
   | 'vectors'
+  | 'temporal'
 >;
 
 /** All activities; each feature gets only the dependencies it needs. */
@@ -68,9 +70,23 @@ export function createActivities(deps: ActivityDeps) {
       mailer: deps.mailer,
       logger: logger('email-agents'),
     }),
+    ...createChainActivities({
+      repos: deps.repos,
+      llm: deps.llm,
+      logger: logger('chains'),
+      chains: deps.config.chains,
+      runs: deps.services.chainRuns,
+      taskPlans: deps.services.taskPlans,
+      credits: deps.services.credits,
+      tables: deps.services.tables,
+      outbound: deps.outbound,
+      knowledge: deps.services.kbSearch,
+      temporal: deps.temporal,
+    }),
     ...createEtlActivities({
       repos: deps.repos,
       conversations: deps.services.conversations,
+      chainRuns: deps.services.chainRuns,
       logger: logger('knowledge-bases'),
     }),
   };

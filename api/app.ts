@@ -12,7 +12,10 @@ import { mountOperations } from './operations';
 import { agentsHandlers } from './routes/agents';
 import { apiKeysHandlers } from './routes/api-keys';
 import { assumeRoleHandlers } from './routes/assume-role';
+import { chainsHandlers } from './routes/chains';
+import { chainsFromPromptHandlers } from './routes/chains-from-prompt';
 import { conversationsHandlers } from './routes/conversations';
+import { creditsHandlers } from './routes/credits';
 import { etlRulesHandlers } from './routes/etl-rules';
 import { groupsHandlers } from './routes/groups';
 import { knowledgeBasesHandlers } from './routes/knowledge-bases';
@@ -66,6 +69,9 @@ export function createApp(deps: Deps): Express {
     ...toolsHandlers(deps),
     ...knowledgeBasesHandlers(deps),
     ...etlRulesHandlers(deps),
+    ...chainsHandlers(deps),
+    ...creditsHandlers(deps),
+    ...chainsFromPromptHandlers(deps),
   });
   app.use(errorHandler(deps.logger));
   return app;

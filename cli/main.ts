@@ -10,7 +10,9 @@ const USAGE = `Operator commands (each prints one line of JSON):
   session --org ORG_ID --user USER_ID                   mint a user session token for a member
   org-change list --org ORG_ID                          pending name/abn changes
   org-change approve|reject --org ORG_ID --change ID    decide a pending change
-  org-public --org ORG_ID --enabled true|false          allow the organization to publish public content`;
+  org-public --org ORG_ID --enabled true|false          allow the organization to publish public content
+  credits grant --org ORG_ID --amount N [--note TEXT]   add N whole credits; a negative N (--amount=-N) corrects
+  credits show --org ORG_ID [--limit N]                 balance, totals, prices, newest usage and grants (N, 20)`;
 
 type Flags = Record<string, string | undefined>;
 
@@ -20,9 +22,16 @@ function required(flags: Flags, name: string): string {
   return value;
 }
 
+function integer(flags: Flags, name: string, fallback?: number): number {
+  const value =
+    fallback !== undefined && flags[name] === undefined ? String(fallback) : required(flags, name);
+  if (!/^-?\d+$/.test(value)) throw new AppError(2, 'usage', `--${name} must be a whole number\n\n${USAGE}`);
+  return Number(value);
+}
+
 async function run(deps: Deps, command: string[], flags: Flags): Promise<unknown> {
   const [verb, sub] = command;
-  const { organization } = deps.services;
+  const { organization, credits } = deps.services;
   switch (verb) {
     case 'bootstrap':
       return bootstrapOrganization(deps.repos, deps.tokens, {
@@ -42,6 +51,13 @@ async function run(deps: Deps, command: string[], flags: Flags): Promise<unknown
       if (sub === 'list') return organization.pendingChanges(org);
       if (sub === 'approve' || sub === 'reject')
         return organization.decidePendingChange(org, required(flags, 'change'), sub === 'approve');
+      break;
+    }
+    case 'credits': {
+      const org = required(flags, 'org');
+      if (sub === 'grant') return credits.grant(org, integer(flags, 'amount'), flags.note);
+      if (sub === 'show')
+        return credits.operatorSummary(org, Math.min(Math.max(integer(flags, 'limit', 20), 0), 1000));
       break;
     }
     case 'org-public':
@@ -64,6 +80,9 @@ async function main() {
       user: { type: 'string' },
       change: { type: 'string' },
       enabled: { type: 'string' },
+      amount: { type: 'string' },
+      note: { type: 'string' },
+      limit: { type: 'string' },
     },
   });
   const config = loadConfig();

@@ -82,6 +82,16 @@ const schema = z.object({
 
   OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
   OPENAI_API_KEY: z.string().default(''),
+  /** The model that writes a chain step from a prompt (POST /orgs/{org}/chains/from-prompt). */
+  CHAIN_GENERATION_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  /** The longest one generation call may take before the request answers 502 model_error. */
+  CHAIN_GENERATION_TIMEOUT_MS: z.coerce.number().int().positive().max(600_000).default(60_000),
+
+  // Credits: whole numbers. A model call costs ceil((prompt tokens × CREDITS_PER_1K_PROMPT_TOKENS + completion
+  // tokens × CREDITS_PER_1K_COMPLETION_TOKENS) / 1000); an organization starts with CREDITS_STARTING_BALANCE.
+  CREDITS_STARTING_BALANCE: z.coerce.number().int().min(0).max(1_000_000_000).default(10_000),
+  CREDITS_PER_1K_PROMPT_TOKENS: z.coerce.number().int().min(0).max(1_000_000).default(10),
+  CREDITS_PER_1K_COMPLETION_TOKENS: z.coerce.number().int().min(0).max(1_000_000).default(40),
   /** Allow callbackUrl and outbound tool requests to private, loopback and link-local addresses. */
   ALLOW_PRIVATE_OUTBOUND: bool,
 
@@ -89,6 +99,13 @@ const schema = z.object({
   JSON_BODY_LIMIT: z.string().default('1mb'),
   TABLE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   MAX_CONCURRENT_TURNS_PER_ORG: z.coerce.number().int().positive().default(20),
+
+  /** The model chain steps answer with. */
+  CHAIN_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  /** Elements of a fan-out step per child workflow (keeps each history far below Temporal's limits). */
+  CHAIN_FANOUT_BATCH: z.coerce.number().int().positive().max(1000).default(250),
+  /** Elements of one fan-out step that run at the same time. */
+  CHAIN_FANOUT_CONCURRENCY: z.coerce.number().int().positive().max(100).default(8),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -186,10 +203,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
         : undefined,
     },
     llm: { baseUrl: c.OPENAI_BASE_URL, apiKey: c.OPENAI_API_KEY },
+    chainGeneration: { model: c.CHAIN_GENERATION_MODEL, timeoutMs: c.CHAIN_GENERATION_TIMEOUT_MS },
+    credits: {
+      startingBalance: c.CREDITS_STARTING_BALANCE,
+      perThousandPromptTokens: c.CREDITS_PER_1K_PROMPT_TOKENS,
+      perThousandCompletionTokens: c.CREDITS_PER_1K_COMPLETION_TOKENS,
+    },
     allowPrivateOutbound: c.ALLOW_PRIVATE_OUTBOUND ?? false,
     validateResponses: c.VALIDATE_RESPONSES ?? false,
     jsonBodyLimit: c.JSON_BODY_LIMIT,
     tableQueryTimeoutMs: c.TABLE_QUERY_TIMEOUT_MS,
     maxConcurrentTurnsPerOrg: c.MAX_CONCURRENT_TURNS_PER_ORG,
+    chains: {
+      model: c.CHAIN_MODEL,
+      fanOutBatch: c.CHAIN_FANOUT_BATCH,
+      fanOutConcurrency: c.CHAIN_FANOUT_CONCURRENCY,
+    },
   };
 }

@@ -83,6 +83,8 @@ export async function createDeps(config: Config, opts: { logger?: Logger } = {})
       objects,
       embedders,
       vectors,
+      llm,
+      logger,
     }),
     temporal,
     tokens,

@@ -1,4 +1,4 @@
-/** Errors that map to a 4xx response. Anything else becomes a generic 500. */
+/** Errors that map to a 4xx response (or a 502 for a failed model server). Anything else becomes a generic 500. */
 export class AppError extends Error {
   constructor(
     readonly status: number,
@@ -36,5 +36,36 @@ export class TooManyRequestsError extends AppError {
   ) {
     super(429, code, message);
     this.name = 'TooManyRequestsError';
+  }
+}
+
+/** 402: the organization's credit balance is used up; an operator grants more (`cli credits grant`). */
+export class InsufficientCreditsError extends AppError {
+  constructor(
+    organizationId: string,
+    readonly balance: number,
+  ) {
+    super(
+      402,
+      'insufficient_credits',
+      `organization ${organizationId} is out of credits (balance ${balance}); ask an operator to grant more`,
+      { balance },
+    );
+    this.name = 'InsufficientCreditsError';
+  }
+}
+
+/**
+ * 502: the model server failed (`model_error`: an HTTP error, a timeout, no connection) or answered twice with
+ * something we cannot use (`model_invalid_answer`). Not our bug, and not the caller's: a gateway error.
+ */
+export class ModelError extends AppError {
+  constructor(
+    message: string,
+    code: 'model_error' | 'model_invalid_answer' = 'model_error',
+    details?: unknown,
+  ) {
+    super(502, code, message, details);
+    this.name = 'ModelError';
   }
 }

@@ -26,6 +26,12 @@ import { memberModel } from '@lib/users/member.schema';
 import { MembersRepository } from '@lib/users/members.repository';
 import { UserAccountsRepository } from '@lib/users/user-accounts.repository';
 import { userModel } from '@lib/users/user.schema';
+import { chainModel, stepModel } from '@lib/chains/chain.schema';
+import { chainRunModel, fanOutResultModel } from '@lib/chains/chain-run.schema';
+import { ChainRunsRepository } from '@lib/chains/chain-runs.repository';
+import { ChainsRepository } from '@lib/chains/chains.repository';
+import { agentChainModel, stepAttachmentModel } from '@lib/chains/step-attachment.schema';
+import { ChainAttachmentsRepository } from '@lib/chains/step-attachments.repository';
 import { agentKbAttachmentModel } from '@lib/knowledge-bases/agent-kb-attachment.schema';
 import { AgentKbAttachmentsRepository } from '@lib/knowledge-bases/agent-kb-attachments.repository';
 import { etlRuleModel } from '@lib/knowledge-bases/etl-rule.schema';
@@ -40,6 +46,12 @@ import { taskPlanModel } from '@lib/task-plans/task-plan.schema';
 import { emailMessageModel } from '@lib/email-agents/email-message.schema';
 import { EmailMessagesRepository } from '@lib/email-agents/email-messages.repository';
 import { TaskPlansRepository } from '@lib/task-plans/task-plans.repository';
+import { creditAccountModel } from '@lib/credits/credit-account.schema';
+import { CreditAccountRepository } from '@lib/credits/credit-accounts.repository';
+import { creditGrantModel } from '@lib/credits/credit-grant.schema';
+import { CreditGrantsRepository } from '@lib/credits/credit-grants.repository';
+import { llmUsageModel } from '@lib/credits/llm-usage.schema';
+import { LlmUsageRepository } from '@lib/credits/llm-usage.repository';
 
 /** Every collection with a schema; their indexes are built at connect. */
 export const MODELS: readonly ModelDef[] = [
@@ -64,6 +76,15 @@ export const MODELS: readonly ModelDef[] = [
   agentKbAttachmentModel,
   taskPlanModel,
   emailMessageModel,
+  chainModel,
+  stepModel,
+  stepAttachmentModel,
+  agentChainModel,
+  chainRunModel,
+  fanOutResultModel,
+  creditAccountModel,
+  creditGrantModel,
+  llmUsageModel,
 ] as readonly ModelDef[];
 
 /** The repositories of one organization: everything a service or activity may read or write for it. */
@@ -123,6 +144,24 @@ export class TenantRepositories {
   }
   get taskPlans() {
     return new TaskPlansRepository(this.db, this.organizationId);
+  }
+  get chains() {
+    return new ChainsRepository(this.db, this.organizationId);
+  }
+  get chainAttachments() {
+    return new ChainAttachmentsRepository(this.db, this.organizationId);
+  }
+  get chainRuns() {
+    return new ChainRunsRepository(this.db, this.organizationId);
+  }
+  get creditAccount() {
+    return new CreditAccountRepository(this.db, this.organizationId);
+  }
+  get creditGrants() {
+    return new CreditGrantsRepository(this.db, this.organizationId);
+  }
+  get llmUsage() {
+    return new LlmUsageRepository(this.db, this.organizationId);
   }
   /** Rows of a table that was loaded through `tables` (so it belongs to this organization). */
   tableRows(table: Pick<CustomTableDoc, '_id'>) {

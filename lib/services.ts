@@ -26,6 +26,13 @@ import { KnowledgeBasesService } from '@lib/knowledge-bases/knowledge-bases.serv
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import type { VectorStore } from '@lib/vectors/vector-store';
 import { TaskPlansService } from '@lib/task-plans/task-plans.service';
+import { ChainAttachmentsService } from '@lib/chains/chain-attachments.service';
+import { ChainRunsService } from '@lib/chains/chain-runs.service';
+import { ChainsService } from '@lib/chains/chains.service';
+import type OpenAI from 'openai';
+import { StepFromPromptService } from '@lib/chains/step-from-prompt.service';
+import { CreditsService } from '@lib/credits/credits.service';
+import type { Logger } from '@lib/logger';
 
 export interface ServiceDeps {
   repos: Repositories;
@@ -33,10 +40,12 @@ export interface ServiceDeps {
   tokens: TokenService;
   outbound: OutboundClient;
   realtime: RealtimeEmitter;
-  config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg'>;
+  config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg' | 'credits' | 'chainGeneration'>;
   objects: ObjectStore;
   embedders: Embedders;
   vectors: VectorStore;
+  llm: OpenAI;
+  logger?: Logger;
 }
 
 /** One instance of every feature service, wired once per process. */
@@ -52,6 +61,8 @@ export function createServices(deps: ServiceDeps) {
     outbound,
     config.maxConcurrentTurnsPerOrg,
   );
+  const chains = new ChainsService(repos);
+  const credits = new CreditsService(repos, config.credits);
   return {
     organization: new OrganizationService(repos),
     users: new UsersService(repos, temporal, realtime),
@@ -77,6 +88,11 @@ export function createServices(deps: ServiceDeps) {
     kbSearch: new KbSearchService(repos, kbAccess, deps.embedders, deps.vectors),
     etlRules: new EtlRulesService(repos, kbAccess, access),
     agentKnowledgeBases: new AgentKnowledgeBasesService(repos, agents, kbAccess),
+    chains,
+    chainRuns: new ChainRunsService(repos, temporal, chains),
+    chainAttachments: new ChainAttachmentsService(repos, chains, agents, kbAccess),
+    credits,
+    stepFromPrompt: new StepFromPromptService(deps.llm, credits, config.chainGeneration, deps.logger),
   };
 }
 

@@ -64,6 +64,9 @@ export async function runSchemathesis(env, dataDir) {
     LOG_LEVEL: 'warn',
     VALIDATE_RESPONSES: 'false',
     NODE_ENV: 'production',
+    // No model server runs here: with no credits, generating a chain step is a documented 402 before any model
+    // call, never a 502 from an unreachable model.
+    CREDITS_STARTING_BALANCE: '0',
   };
   const api = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'api/server.ts')], {
     cwd: ROOT,

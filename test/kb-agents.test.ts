@@ -109,15 +109,25 @@ describe('knowledge bases: agents search them, ETL rules run agents', function (
       .post(org.path(`/knowledgebases/${kb}/etls`), { etlType: 'workflow', workflowId: 'w', conditions: [] })
       .expect(403);
 
+    // A workflow is a file action chain of the organization.
+    const chain = await as(env, org.admin.token)
+      .post(org.path('/chains'), {
+        name: 'Label files',
+        description: 'd',
+        llmInstructions: 'i',
+        inputType: 'file',
+      })
+      .expect(201);
+    const chainId = chain.body.actionChainId as string;
     const created = await post({
       etlType: 'workflow',
-      workflowId: 'chain-1',
+      workflowId: chainId,
       conditions: [{ field: 'extension', comparison: 'EQUALS', value: 'pdf' }],
     }).expect(201);
     const path = org.path(`/knowledgebases/${kb}/etls/${created.body.etlId}`);
     expect((await as(env, org.chat.token).get(path).expect(200)).body).to.include({
       etlType: 'workflow',
-      workflowId: 'chain-1',
+      workflowId: chainId,
     });
     // An admin outside the agent's groups may not give it work.
     await as(env, org.admin.token)

@@ -9,6 +9,7 @@ import {
   WORKFLOWS,
   workflowIds,
   type AgentCallInput,
+  type ChainRunWorkflow,
   type AgentLoopSetup,
   type ChatMessage,
   type ChatToolCall,
@@ -79,6 +80,7 @@ export async function runAgentLoop(setup: AgentLoopSetup, opts: AgentLoopOptions
           : JSON.stringify({ error: 'no client to run this tool' });
       }
       if (tool.executor === 'agent') return await callAgent(tool, call, opts);
+      if (tool.executor === 'chain') return await runChain(tool, call, opts);
       return await tools.runTool({
         organizationId: opts.organizationId,
         agentId: opts.agentId,
@@ -107,6 +109,22 @@ export async function runAgentLoop(setup: AgentLoopSetup, opts: AgentLoopOptions
       messages.push({ role: 'tool', toolCallId: call.id, content: results[i]! }),
     );
   }
+}
+
+/** Runs an attached chain as a child workflow and answers with its outcome and state. */
+async function runChain(tool: ModelTool, call: ChatToolCall, opts: AgentLoopOptions): Promise<string> {
+  const input = await db.createAgentChainRun({
+    organizationId: opts.organizationId,
+    agentId: opts.agentId,
+    actionChainId: tool.targetChainId!,
+    callKey: `${workflowInfo().workflowId}-${call.id}`,
+    arguments: call.arguments,
+  });
+  await executeChild<ChainRunWorkflow>(WORKFLOWS.chainRun, {
+    workflowId: workflowIds.chainRun(input.organizationId, input.runId, input.generation),
+    args: [input],
+  });
+  return JSON.stringify(await db.chainRunOutcome(input));
 }
 
 async function callAgent(tool: ModelTool, call: ChatToolCall, opts: AgentLoopOptions): Promise<string> {

@@ -6,3 +6,5 @@ export * from './ingest-file';
 export * from './purge-knowledge';
 export * from './copy-knowledge-base';
 export * from './inbound-email';
+export * from './chain-run';
+export * from './chain-fan-out';

@@ -1,5 +1,7 @@
 import type { IngestFileInput } from '@contracts';
 import { memberContext } from '@lib/auth/authenticator';
+import { createHash } from 'node:crypto';
+import type { ChainRunsService } from '@lib/chains/chain-runs.service';
 import type { ConversationsService } from '@lib/conversations/conversations.service';
 import { AppError } from '@lib/errors';
 import { conditionsHold } from '@lib/knowledge-bases/etl-conditions';
@@ -12,6 +14,7 @@ export const ETL_TEXT_LIMIT = 20_000;
 export interface EtlDeps {
   repos: Repositories;
   conversations: Pick<ConversationsService, 'create'>;
+  chainRuns: Pick<ChainRunsService, 'startRun'>;
   logger: Logger;
 }
 
@@ -38,7 +41,8 @@ export function createEtlActivities(deps: EtlDeps) {
     /**
      * Runs the knowledge base's ETL rules whose conditions the READY file meets. An agent rule starts one
      * conversation, with its creator's rights, per rule, file and generation (the request id makes a retry
-     * idempotent). Workflow rules are stored and validated; they run once action chains exist.
+     * idempotent). A workflow rule starts one run of its action chain per rule, file and generation, with
+     * `{ fileId, knowledgeBaseId, fileName }` as input (the run id derives from them, so a retry is idempotent).
      */
     async runEtlRules(input: IngestFileInput): Promise<EtlOutcome[]> {
       const tenant = deps.repos.tenant(input.organizationId);
@@ -51,19 +55,29 @@ export function createEtlActivities(deps: EtlDeps) {
       for (const rule of rules) {
         if (!conditionsHold(file, rule.conditions)) continue;
         const skip = (detail: string) => outcomes.push({ etlId: rule._id, outcome: 'skipped', detail });
-        if (rule.etlType !== 'agent') {
-          skip('workflow rules run once action chains exist');
-          continue;
-        }
         const member = await tenant.members.get(rule.creatorUserId);
         if (!member) {
           skip('the rule creator is no longer a member');
           continue;
         }
-        const ctx = memberContext(member, 'session');
         const requestId = `etl-${rule._id}-${input.fileId}-${input.generation}`;
         try {
-          const started = await deps.conversations.create(ctx, {
+          if (rule.etlType === 'workflow') {
+            const started = await deps.chainRuns.startRun(input.organizationId, {
+              actionChainId: rule.workflowId!,
+              payload: {
+                fileId: input.fileId,
+                knowledgeBaseId: input.knowledgeBaseId,
+                fileName: file.fileName,
+              },
+              triggerType: 'etl',
+              startedByUserId: rule.creatorUserId,
+              runId: `run_${createHash('sha256').update(requestId).digest('base64url').slice(0, 22)}`,
+            });
+            outcomes.push({ etlId: rule._id, outcome: 'started', detail: started.runId });
+            continue;
+          }
+          const started = await deps.conversations.create(memberContext(member, 'session'), {
             agentId: rule.agentId!,
             title: `${file.fileName} (ETL)`,
             message: await messageFor(input, rule.prompt ?? '', file.fileName, file.chunkCount ?? 0),
@@ -71,8 +85,8 @@ export function createEtlActivities(deps: EtlDeps) {
           });
           outcomes.push({ etlId: rule._id, outcome: 'started', detail: started.conversationId });
         } catch (err) {
-          // A refusal that will not change (the agent is gone or no longer usable by the creator) skips the
-          // rule; a full organization (429) or an outage is retried by Temporal.
+          // A refusal that will not change (the agent or chain is gone, the agent no longer usable by the
+          // creator, the chain's input does not take the file) skips the rule; a full organization (429) or an outage is retried by Temporal.
           if (err instanceof AppError && err.status !== 429) skip(err.message);
           else throw err;
         }

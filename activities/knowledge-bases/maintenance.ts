@@ -58,6 +58,7 @@ export function createMaintenanceActivities(deps: MaintenanceDeps) {
       if (!kb) return;
       await deps.vectors.deleteKnowledgeBase(modelOf(kb), input.organizationId, input.knowledgeBaseId);
       await tenant.etlRules.removeForKnowledgeBase(input.knowledgeBaseId);
+      await tenant.chainAttachments.removeTarget('knowledge-base', input.knowledgeBaseId);
       await deps.repos.crossOrg.removeKnowledgeBaseAttachmentsCrossOrg(
         input.organizationId,
         input.knowledgeBaseId,

@@ -25,7 +25,7 @@ export class AgentsService {
     return this.repos.tenant(ctx.organizationId).agents;
   }
 
-  /** What else goes when an agent goes. Knowledge-base and chain attachments add their repositories here. */
+  /** What else goes when an agent goes. */
   private dependents(tenant: TenantRepositories): Array<{ removeForAgent(agentId: string): Promise<void> }> {
     return [
       tenant.toolAttachments,
@@ -33,6 +33,7 @@ export class AgentsService {
       tenant.groupAgents,
       tenant.agentKnowledgeBases,
       tenant.emailMessages,
+      tenant.chainAttachments,
     ];
   }
 

@@ -51,6 +51,11 @@ export class EtlRulesService {
     }
     if (!body.workflowId) throw badRequest("a 'workflow' rule needs workflowId");
     if (body.agentId) throw badRequest("a 'workflow' rule takes no agentId");
+    // A workflow is an action chain; it runs on the file, so it must be a file chain.
+    const chain = await this.repos.tenant(ctx.organizationId).chains.get(body.workflowId);
+    if (!chain) throw badRequest(`workflowId ${body.workflowId} is not an action chain of this organization`);
+    if (chain.inputType !== 'file')
+      throw badRequest(`the action chain ${body.workflowId} must have inputType 'file' to run on files`);
     return {
       etlType: 'workflow',
       agentId: null,

@@ -86,6 +86,17 @@ export class KbSearchService {
     return hits;
   }
 
+  /** What a chain step's search tool finds in the knowledge bases of its organization attached to it. */
+  async searchForStep(organizationId: string, knowledgeBaseIds: string[], q: string, limit: number) {
+    const tenant = this.repos.tenant(organizationId);
+    const kbs = await Promise.all(knowledgeBaseIds.map((id) => tenant.knowledgeBases.get(id)));
+    const { hits } = await this.search(
+      kbs.filter((kb): kb is KnowledgeBaseDoc => kb !== null),
+      { q, limit, offset: 0 },
+    );
+    return hits;
+  }
+
   private async everyReadable(ctx: RequestContext) {
     const [own, others] = await Promise.all([
       this.repos.tenant(ctx.organizationId).knowledgeBases.listReadable(await this.access.personalScope(ctx)),

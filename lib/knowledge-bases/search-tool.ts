@@ -1,13 +1,12 @@
 import type { ModelTool } from '@contracts';
-import type { AgentKbAttachmentDoc } from './agent-kb-attachment.schema';
 import type { SearchHit } from './kb-search.service';
 
-/** The tool an agent's turns get when knowledge bases are attached to it. */
+/** The tool an agent's turns (and a chain step) get when knowledge bases are attached to it. */
 export const KB_SEARCH_TOOL = 'search_knowledge_bases';
 const MAX_HITS = 10;
 
-export function kbSearchModelTool(attachments: AgentKbAttachmentDoc[]): ModelTool {
-  const titles = attachments.map((a) => `"${a.kbTitle}"`).join(', ');
+export function kbSearchModelTool(kbTitles: string[]): ModelTool {
+  const titles = kbTitles.map((t) => `"${t}"`).join(', ');
   return {
     name: KB_SEARCH_TOOL,
     description:

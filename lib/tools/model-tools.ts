@@ -11,12 +11,14 @@ const askParameters = {
 
 /**
  * The tools a model sees for an agent: its attached registry tools and, when `call_agent` is attached, one
- * `ask_<agentId>` per agent attached to it, and `search_knowledge_bases` when knowledge bases are attached.
+ * `ask_<agentId>` per agent attached to it, `search_knowledge_bases` when knowledge bases are attached, and one
+ * `run_chain_<actionChainId>` per attached action chain (its parameters: the chain's first step's inputSchema).
  */
 export async function loadModelTools(tenant: TenantRepositories, agentId: string): Promise<ModelTool[]> {
-  const [attachments, knowledgeBases] = await Promise.all([
+  const [attachments, knowledgeBases, chainLinks] = await Promise.all([
     tenant.toolAttachments.list(agentId),
     tenant.agentKnowledgeBases.list(agentId),
+    tenant.chainAttachments.listForAgent(agentId),
   ]);
   const links = attachments.some((a) => a.toolCode === 'call_agent')
     ? await tenant.agentLinks.list(agentId)
@@ -37,6 +39,34 @@ export async function loadModelTools(tenant: TenantRepositories, agentId: string
       },
     ];
   });
-  const knowledge = knowledgeBases.length ? [kbSearchModelTool(knowledgeBases)] : [];
-  return [...server, ...agents, ...knowledge];
+  const knowledge = knowledgeBases.length ? [kbSearchModelTool(knowledgeBases.map((a) => a.kbTitle))] : [];
+  return [
+    ...server,
+    ...agents,
+    ...knowledge,
+    ...(await chainTools(
+      tenant,
+      chainLinks.map((l) => l.actionChainId),
+    )),
+  ];
+}
+
+async function chainTools(tenant: TenantRepositories, chainIds: string[]): Promise<ModelTool[]> {
+  if (!chainIds.length) return [];
+  const chains = await tenant.chains.getMany(chainIds);
+  return Promise.all(
+    chains.map(async (chain): Promise<ModelTool> => {
+      const steps = (await tenant.chains.listSteps(chain._id)).filter((s) => s.enabled);
+      const schema = steps[0]?.inputSchemaJson;
+      return {
+        name: `run_chain_${chain._id}`.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64),
+        description: `Run the action chain "${chain.name}": ${chain.description}`.trim(),
+        parameters: schema
+          ? (JSON.parse(schema) as Record<string, unknown>)
+          : { type: 'object', properties: {} },
+        executor: 'chain',
+        targetChainId: chain._id,
+      };
+    }),
+  );
 }

@@ -9,9 +9,9 @@ export interface ToolRunContext<C> {
   organizationId: string;
   agentId: string;
   config: C;
-  /** The turn the call belongs to. */
-  requestId: string;
-  /** The conversation of the turn; absent when an agent asks another agent (no conversation). */
+  /** The turn the call belongs to; absent for chain steps. */
+  requestId?: string;
+  /** The conversation of the turn; absent when an agent asks another agent or a chain step runs the tool. */
   target?: EventTarget;
 }
 

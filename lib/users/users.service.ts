@@ -108,7 +108,6 @@ export class UsersService {
       if (reassignWorkflowsTo === userId) throw badRequest('reassignWorkflowsTo must name another member');
       if (!(await members.get(reassignWorkflowsTo)))
         throw badRequest('reassignWorkflowsTo is not a member of this organization');
-      // Workflow ownership is introduced with chains and schedules; they reassign through this hook.
     }
     if (!(await members.remove(userId))) throw notFound('user');
     // The count above can race with another owner's removal: check again after the write, and undo it.
@@ -116,7 +115,12 @@ export class UsersService {
       await members.restore(target);
       throw lastOwner();
     }
+    // Workflows are action chains: the removed member's chains go to the member named.
+    const reassigned =
+      reassignWorkflowsTo !== undefined
+        ? await this.repos.tenant(ctx.organizationId).chains.reassign(userId, reassignWorkflowsTo)
+        : 0;
     this.disconnect(ctx, userId);
-    return { message: 'user removed from organization', userId };
+    return { message: 'user removed from organization', userId, reassignedWorkflows: reassigned };
   }
 }

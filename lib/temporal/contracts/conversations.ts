@@ -25,9 +25,11 @@ export interface ModelTool {
   name: string;
   description: string;
   parameters: Record<string, unknown>;
-  /** server tools run as activities, frontend tools in the chat client, agent tools as a child workflow */
-  executor: 'server' | 'frontend' | 'agent';
+  /** server tools run as activities, frontend tools in the chat client, agent tools and chain tools as a child
+   * workflow */
+  executor: 'server' | 'frontend' | 'agent' | 'chain';
   targetAgentId?: string;
+  targetChainId?: string;
 }
 
 export interface AgentCallInput {

@@ -20,6 +20,12 @@ export const workflowIds = {
   /** One inbound mail for one agent: a redelivered message (same Message-ID) finds its workflow. */
   inboundEmail: (organizationId: string, agentId: string, messageKey: string) =>
     `email-${organizationId}-${agentId}-${messageKey}`,
+  /** One execution (generation) of a chain run. */
+  chainRun: (organizationId: string, runId: string, generation: number) =>
+    `chain-run-${organizationId}-${runId}-${generation}`,
+  /** One slice of a fan-out step of a chain run execution. */
+  chainFanOut: (parentWorkflowId: string, stepId: string, from: number) =>
+    `${parentWorkflowId}-fan-${stepId}-${from}`,
   /** Before workflow ids were scoped by conversation (histories recorded then still use it). */
   agentCallV1: (organizationId: string, requestId: string, toolCallId: string) =>
     `agent-call-${organizationId}-${requestId}-${toolCallId}`,

@@ -7,6 +7,8 @@ export const WORKFLOWS = {
   purgeKnowledge: 'purgeKnowledgeWorkflow',
   copyKnowledgeBase: 'copyKnowledgeBaseWorkflow',
   inboundEmail: 'inboundEmailWorkflow',
+  chainRun: 'chainRunWorkflow',
+  chainFanOut: 'chainFanOutWorkflow',
 } as const;
 
 /**
@@ -30,4 +32,8 @@ export const FAILURES = {
   embeddingRejected: 'EmbeddingRejected',
   /** an ingestion run's file was deleted or reindexed meanwhile: the run stops and writes nothing */
   fileSuperseded: 'FileSuperseded',
+  /** a chain step cannot succeed as it is (a guard, an answer that never fit its output schema, a bad path) */
+  chainStepFailed: 'ChainStepFailed',
+  /** a chain run execution was superseded by a re-run, or its run or chain was deleted */
+  chainRunSuperseded: 'ChainRunSuperseded',
 } as const;

@@ -56,7 +56,8 @@ export const taskPlanTool: ToolSpec<Record<string, unknown>> = {
     },
   },
   run: async (ctx, args, deps) => {
-    if (!ctx.target) throw refuse('task plans belong to a conversation; this call has none');
+    if (!ctx.target || !ctx.requestId)
+      throw refuse('task plans belong to a conversation; this call has none');
     try {
       return await deps.taskPlans.writeFromTool(
         {

@@ -1,0 +1,366 @@
+import { createHash } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/activity';
+import type OpenAI from 'openai';
+import {
+  FAILURES,
+  workflowIds,
+  type AgentChainRunInput,
+  type ChainElementInput,
+  type ChainFanOutInput,
+  type ChainRunInput,
+  type ChainRunPlan,
+  type ChainStepInput,
+  type ChainStepOutcome,
+} from '@contracts';
+import type { ChainDoc, StepDoc } from '@lib/chains/chain.schema';
+import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
+import type { ChainRunsService } from '@lib/chains/chain-runs.service';
+import { AppError, InsufficientCreditsError } from '@lib/errors';
+import type { StepOutcome } from '@lib/chains/chain-run.schema';
+import { guardHolds, renderTemplate, selectElements } from '@lib/chains/expressions';
+import type { Config } from '@lib/config';
+import type { CreditsService } from '@lib/credits/credits.service';
+import type { Logger } from '@lib/logger';
+import type { Repositories, TenantRepositories } from '@lib/repositories';
+import { answerStep } from './step-model';
+import { loadStepTools, type StepToolDeps, type StepTools } from './step-tools';
+
+export interface ChainActivityDeps extends StepToolDeps {
+  repos: Repositories;
+  llm: OpenAI;
+  logger: Logger;
+  chains: Config['chains'];
+  runs: Pick<ChainRunsService, 'createRun'>;
+  /** Model calls of steps are paid with the organization's credits. */
+  credits: Pick<CreditsService, 'requireCredits' | 'recordUsage'>;
+}
+
+type State = Record<string, unknown>;
+
+interface StepRun {
+  tenant: TenantRepositories;
+  chain: ChainDoc;
+  step: StepDoc;
+  attachments: StepAttachmentDoc[];
+  state: State;
+  stepResult: { outcome: StepOutcome; generation: number } | undefined;
+}
+
+const superseded = (message: string) => ApplicationFailure.nonRetryable(message, FAILURES.chainRunSuperseded);
+const failed = (detail: string): ChainStepOutcome => ({ kind: 'failed', detail });
+
+/** The chain state's fields a step's output adds: its output object, or its text as `step<stepOrder>`. */
+function outputFields(step: StepDoc, value: unknown): State {
+  return step.outputSchemaJson ? (value as State) : { [`step${step.stepOrder}`]: value };
+}
+
+export function createChainActivities(deps: ChainActivityDeps) {
+  /** The execution's run, chain and step; a run re-run or deleted meanwhile stops the execution. */
+  async function load(input: ChainStepInput): Promise<StepRun> {
+    const tenant = deps.repos.tenant(input.organizationId);
+    // One round of reads by id, then the chain: a step costs as few database round trips as it can.
+    const [run, step, attachments] = await Promise.all([
+      tenant.chainRuns.get(input.runId),
+      tenant.chains.getStepById(input.stepId),
+      tenant.chainAttachments.listForStep(input.stepId),
+    ]);
+    if (!run) throw superseded('the run was deleted');
+    if (run.generation !== input.generation) throw superseded('the run was re-run');
+    const chain = await tenant.chains.get(run.actionChainId);
+    if (!chain) throw superseded('the chain was deleted');
+    if (step?.actionChainId !== run.actionChainId)
+      throw ApplicationFailure.nonRetryable('the step was deleted', FAILURES.chainStepFailed);
+    return {
+      tenant,
+      chain,
+      step,
+      attachments,
+      state: JSON.parse(run.stateJson) as State,
+      stepResult: run.stepResults[input.stepId],
+    };
+  }
+
+  // A fan-out step's elements share one state (it changes only when the step's outputs are collected): each
+  // worker loads it once per step execution, not once per element.
+  const fanOutContexts = new Map<string, Promise<StepRun & { tools: StepTools }>>();
+  function fanOutContext(input: ChainElementInput) {
+    const key = `${input.organizationId}:${input.runId}:${input.generation}:${input.stepId}`;
+    let ctx = fanOutContexts.get(key);
+    if (!ctx) {
+      if (fanOutContexts.size >= 16) fanOutContexts.delete(fanOutContexts.keys().next().value!);
+      ctx = (async () => {
+        const run = await load(input);
+        const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${input.stepId}`;
+        return {
+          ...run,
+          tools: await loadStepTools(run.tenant, run.attachments, run.chain._id, scope, deps),
+        };
+      })();
+      ctx.catch(() => fanOutContexts.delete(key));
+      fanOutContexts.set(key, ctx);
+    }
+    return ctx;
+  }
+
+  /** Renders the step's instructions and asks the model; returns its (schema-checked) answer. */
+  async function ask(run: StepRun, tools: StepTools, element?: { value: unknown; index: number }) {
+    const { chain, step, state } = run;
+    const context = element ? { ...state, element: element.value, elementIndex: element.index } : state;
+    let instructions: string;
+    try {
+      instructions = renderTemplate(step.instructions, context);
+    } catch (err) {
+      throw ApplicationFailure.nonRetryable(
+        `instructions could not be rendered: ${(err as Error).message}`,
+        FAILURES.chainStepFailed,
+      );
+    }
+    if (step.showWholeChainState)
+      instructions += `\n\nThe chain's state so far:\n${JSON.stringify(state, null, 1)}`;
+    const organizationId = run.tenant.organizationId;
+    try {
+      await deps.credits.requireCredits(organizationId);
+    } catch (err) {
+      if (err instanceof InsufficientCreditsError)
+        throw ApplicationFailure.nonRetryable(
+          "the organization's credits are used up; an operator can grant more",
+          FAILURES.chainStepFailed,
+        );
+      throw err;
+    }
+    const about = [step.name, step.description].filter(Boolean).join(': ');
+    const answer = await answerStep(
+      deps.llm,
+      {
+        model: deps.chains.model,
+        reasoning: step.reasoning,
+        messages: [
+          {
+            role: 'system',
+            content: about ? `${chain.llmInstructions}\n\nThis step: ${about}` : chain.llmInstructions,
+          },
+          { role: 'user', content: instructions },
+        ],
+        tools: tools.tools,
+        toolChoice: step.toolChoice ?? null,
+        outputSchemaJson: step.outputSchemaJson ?? null,
+      },
+      (call) => tools.run(call),
+    );
+    for (const call of answer.usage)
+      await deps.credits.recordUsage(organizationId, {
+        purpose: 'chain-step',
+        model: call.model,
+        usage: { prompt_tokens: call.promptTokens, completion_tokens: call.completionTokens },
+        reference: run.step._id,
+      });
+    return answer;
+  }
+
+  /** Records a step's success with its new state, unless failAfterRunningIf holds over that state. */
+  async function succeed(input: ChainStepInput, run: StepRun, fields: State, modelCalls: number) {
+    const state = { ...run.state, ...fields };
+    const { step } = run;
+    if (step.failAfterRunningIf && (await guardHolds(step.failAfterRunningIf, state)))
+      return failed(`failAfterRunningIf held: ${step.failAfterRunningIf}`);
+    await record(input, run.step, 'success', null, modelCalls, JSON.stringify(state));
+    return { kind: 'success' as const };
+  }
+
+  async function record(
+    input: ChainStepInput,
+    step: StepDoc,
+    outcome: StepOutcome,
+    detail: string | null,
+    modelCalls: number,
+    stateJson?: string,
+  ) {
+    const result = {
+      stepId: step._id,
+      stepOrder: step.stepOrder,
+      name: step.name,
+      outcome,
+      detail,
+      modelCalls,
+      generation: input.generation,
+      finishedAt: new Date(),
+    };
+    const saved = await deps.repos
+      .tenant(input.organizationId)
+      .chainRuns.recordStep(input.runId, input.generation, result, stateJson);
+    if (!saved) throw superseded('the run was re-run or deleted');
+  }
+
+  return {
+    /** Marks the execution running and lists the steps it runs: every enabled step that has not succeeded yet
+     * (a re-run resumes at the first that did not), or only `onlyStep`. */
+    async beginChainRun(input: ChainRunInput): Promise<ChainRunPlan> {
+      const tenant = deps.repos.tenant(input.organizationId);
+      const run = await tenant.chainRuns.markRunning(input.runId, input.generation);
+      if (!run) throw superseded('the run was re-run or deleted');
+      const steps = (await tenant.chains.listSteps(run.actionChainId)).filter((s) =>
+        input.onlyStep !== undefined
+          ? s.stepOrder === input.onlyStep
+          : s.enabled && !['success', 'skipped'].includes(run.stepResults[s._id]?.outcome ?? ''),
+      );
+      return {
+        steps: steps.map((s) => ({ stepId: s._id, stepOrder: s.stepOrder, name: s.name })),
+        fanOut: { batchSize: deps.chains.fanOutBatch, concurrency: deps.chains.fanOutConcurrency },
+      };
+    },
+
+    /**
+     * Runs one step: its guards, then the model (or, for a fan-out step, stores its elements for the fan-out
+     * workflows). A retry after the step was recorded returns what was recorded, without asking the model again.
+     */
+    async runChainStep(input: ChainStepInput): Promise<ChainStepOutcome> {
+      const run = await load(input);
+      const { step, state, stepResult } = run;
+      if (stepResult?.generation === input.generation && stepResult.outcome !== 'failed')
+        return { kind: stepResult.outcome };
+      if (step.runIf && !(await guardHolds(step.runIf, state))) {
+        await record(input, step, 'skipped', `runIf did not hold: ${step.runIf}`, 0);
+        return { kind: 'skipped' };
+      }
+      if (step.failBeforeRunningIf && (await guardHolds(step.failBeforeRunningIf, state)))
+        return failed(`failBeforeRunningIf held: ${step.failBeforeRunningIf}`);
+      if (step.forEachElement) {
+        const selection = selectElements(step.forEachElement, state);
+        if (!selection.ok) return failed(selection.problem);
+        const runs = run.tenant.chainRuns;
+        const fingerprint = createHash('sha256').update(JSON.stringify(selection.elements)).digest('hex');
+        // Outputs of an earlier attempt over the same elements are kept (a resumed fan-out runs the rest);
+        // onlyStep always starts the step afresh.
+        if (
+          input.onlyStep !== undefined ||
+          (await runs.elementsFingerprint(input.runId, step._id)) !== fingerprint
+        ) {
+          await runs.clearElements(input.runId, step._id);
+          await runs.putElements(input.runId, step._id, selection.elements, fingerprint);
+        }
+        return { kind: 'fan-out', elements: selection.elements.length };
+      }
+      const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${step._id}`;
+      const tools = await loadStepTools(run.tenant, run.attachments, run.chain._id, scope, deps);
+      const answer = await ask(run, tools);
+      return succeed(input, run, outputFields(step, answer.value), answer.modelCalls);
+    },
+
+    /** The elements of [from, to) of a fan-out step that have no output yet. */
+    async pendingChainElements(input: ChainFanOutInput): Promise<number[]> {
+      return deps.repos
+        .tenant(input.organizationId)
+        .chainRuns.pendingElements(input.runId, input.stepId, input.from, input.to);
+    },
+
+    /** Runs a fan-out step for one element and stores its output (nothing goes back into the history). */
+    async runChainElement(input: ChainElementInput): Promise<void> {
+      const ctx = await fanOutContext(input);
+      const runs = ctx.tenant.chainRuns;
+      const element = await runs.getElement(input.runId, input.stepId, input.index);
+      if (!element) throw superseded('the fan-out elements were replaced');
+      if (element.outputJson !== null) return;
+      const answer = await ask(ctx, ctx.tools, {
+        value: JSON.parse(element.elementJson),
+        index: input.index,
+      });
+      await runs.putElementOutput(input.runId, input.stepId, input.index, {
+        outputJson: JSON.stringify(answer.value ?? null),
+        modelCalls: answer.modelCalls,
+      });
+    },
+
+    /** Joins a fan-out step's outputs to the state: each output field as an array in element order. */
+    async collectChainFanOut(input: ChainStepInput): Promise<ChainStepOutcome> {
+      const run = await load(input);
+      const runs = run.tenant.chainRuns;
+      const outputs = await runs.elementOutputs(input.runId, input.stepId);
+      const missing = outputs.findIndex((o) => o.outputJson === null);
+      if (missing >= 0) return failed(`element ${missing} has no output`);
+      const values = outputs.map((o) => JSON.parse(o.outputJson!) as unknown);
+      const modelCalls = outputs.reduce((sum, o) => sum + o.modelCalls, 0);
+      const { step } = run;
+      const fields: State = {};
+      if (step.outputSchemaJson) {
+        const properties = Object.keys(
+          (JSON.parse(step.outputSchemaJson) as { properties: object }).properties,
+        );
+        for (const p of properties) fields[p] = values.map((v) => (v as State)[p] ?? null);
+      } else fields[`step${step.stepOrder}`] = values;
+      const outcome = await succeed(input, run, fields, modelCalls);
+      if (outcome.kind === 'success') await runs.clearElements(input.runId, step._id);
+      return outcome;
+    },
+
+    /** The run an agent's chain tool call starts (its id derives from the call, so a retry finds it). */
+    async createAgentChainRun(input: AgentChainRunInput): Promise<ChainRunInput> {
+      let payload: unknown;
+      try {
+        payload = input.arguments ? JSON.parse(input.arguments) : {};
+      } catch {
+        throw ApplicationFailure.nonRetryable('the chain input is not valid JSON', FAILURES.toolInput);
+      }
+      if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+        throw ApplicationFailure.nonRetryable('the chain input must be a JSON object', FAILURES.toolInput);
+      const runId = `run_${createHash('sha256').update(input.callKey).digest('base64url').slice(0, 22)}`;
+      try {
+        const { input: run } = await deps.runs.createRun(input.organizationId, {
+          actionChainId: input.actionChainId,
+          payload: payload as Record<string, unknown>,
+          triggerType: 'agent',
+          startedByUserId: `agent:${input.agentId}`,
+          runId,
+        });
+        return run;
+      } catch (err) {
+        // A chain deleted meanwhile, or an input that does not fit: the model reads why.
+        if (err instanceof AppError && err.status < 500)
+          throw ApplicationFailure.nonRetryable(err.message, FAILURES.toolInput);
+        throw err;
+      }
+    },
+
+    /** What the model reads of a finished run: how it ended and its state. */
+    async chainRunOutcome(input: ChainRunInput) {
+      const run = await deps.repos.tenant(input.organizationId).chainRuns.get(input.runId);
+      if (!run) return { status: 'failed', statusMessage: 'the run was deleted' };
+      return {
+        runId: run._id,
+        status: run.status,
+        statusMessage: run.statusMessage,
+        state: JSON.parse(run.stateJson) as State,
+      };
+    },
+
+    /** Ends the execution: records the failed step, if any, and the run's status. */
+    async finishChainRun(
+      input: ChainRunInput & {
+        status: 'success' | 'failed';
+        statusMessage: string | null;
+        failedStepId?: string;
+      },
+    ): Promise<void> {
+      const tenant = deps.repos.tenant(input.organizationId);
+      const run = await tenant.chainRuns.get(input.runId);
+      const step =
+        run && input.failedStepId ? await tenant.chains.getStep(run.actionChainId, input.failedStepId) : null;
+      // A superseded execution writes nothing: the run is another execution's now.
+      if (step)
+        await tenant.chainRuns.recordStep(input.runId, input.generation, {
+          stepId: step._id,
+          stepOrder: step.stepOrder,
+          name: step.name,
+          outcome: 'failed',
+          detail: input.statusMessage,
+          modelCalls: 0,
+          generation: input.generation,
+          finishedAt: new Date(),
+        });
+      await tenant.chainRuns.finish(input.runId, input.generation, input.status, input.statusMessage);
+      deps.logger.info(
+        { organizationId: input.organizationId, runId: input.runId, status: input.status },
+        'chain run finished',
+      );
+    },
+  };
+}

@@ -1,0 +1,172 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { ErrorObject } from 'ajv';
+import OpenAI from 'openai';
+import type { ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
+import { FAILURES, type ChatMessage, type ChatToolCall, type ModelTool } from '@contracts';
+import { validatorFor } from '@lib/chains/step-fields';
+import { isReasoningModel } from '@lib/llm';
+import { toOpenAiMessages } from '../llm-stream';
+
+/** Model/tool rounds of one step before it must answer without tools. */
+export const STEP_TOOL_ROUNDS = 8;
+/** Answers a step gets to fit its output schema (the later ones see what was wrong). */
+export const OUTPUT_ATTEMPTS = 3;
+
+export interface StepModelRequest {
+  model: string;
+  reasoning: string;
+  messages: ChatMessage[];
+  tools: ModelTool[];
+  toolChoice: string | null;
+  /** JSON text of the step's output schema */
+  outputSchemaJson: string | null;
+}
+
+export interface StepAnswer {
+  /** the parsed answer (outputSchema), or the text */
+  value: unknown;
+  modelCalls: number;
+  usage: Array<{ model: string; promptTokens: number; completionTokens: number }>;
+}
+
+const stepFailed = (message: string) => ApplicationFailure.nonRetryable(message, FAILURES.chainStepFailed);
+
+function toolChoiceOf(choice: string | null, tools: ModelTool[]): ChatCompletionToolChoiceOption | undefined {
+  if (!tools.length || !choice) return undefined;
+  if (choice === 'auto' || choice === 'required' || choice === 'none') return choice;
+  if (!tools.some((t) => t.name === choice))
+    throw stepFailed(
+      `toolChoice names ${choice}, which is not attached to the step (attached: ${tools.map((t) => t.name).join(', ') || 'none'})`,
+    );
+  return { type: 'function', function: { name: choice } };
+}
+
+function describe(errors: ErrorObject[] | null | undefined): string {
+  return (errors ?? []).map((e) => `${e.instancePath || '(answer)'} ${e.message ?? 'is invalid'}`).join('; ');
+}
+
+/** 4xx answers other than 408/409/429 fail the same way again: the step fails instead of retrying. */
+function rethrow(err: unknown): never {
+  if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
+    const retryable = err.status === 408 || err.status === 409 || err.status === 429 || err.status >= 500;
+    if (!retryable)
+      throw ApplicationFailure.nonRetryable(
+        `the model rejected the request (${err.status}): ${err.message}`,
+        FAILURES.llmRequestRejected,
+      );
+  }
+  throw err;
+}
+
+/**
+ * Asks the model for one step's answer: tool rounds (tools run through `runTool`) until it answers, then, with
+ * an output schema, the answer must be JSON that fits it; an answer that does not is sent back with what was
+ * wrong, up to OUTPUT_ATTEMPTS answers, after which the step fails naming the problems.
+ */
+export async function answerStep(
+  llm: OpenAI,
+  req: StepModelRequest,
+  runTool: (call: ChatToolCall) => Promise<string>,
+): Promise<StepAnswer> {
+  // A model call that is not streamed says nothing for a while: the beat tells Temporal the worker is alive.
+  const beat = setInterval(() => Context.current().heartbeat(), 3000);
+  try {
+    return await answer(llm, req, runTool);
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+async function answer(
+  llm: OpenAI,
+  req: StepModelRequest,
+  runTool: (call: ChatToolCall) => Promise<string>,
+): Promise<StepAnswer> {
+  const messages = [...req.messages];
+  const outputSchema = req.outputSchemaJson
+    ? (JSON.parse(req.outputSchemaJson) as Record<string, unknown>)
+    : null;
+  const validate = req.outputSchemaJson ? validatorFor(req.outputSchemaJson) : null;
+  const reasoning = isReasoningModel(req.model);
+  const usage: StepAnswer['usage'] = [];
+  let modelCalls = 0;
+  let toolRounds = 0;
+  let problems = '';
+  for (let answers = 0; answers < OUTPUT_ATTEMPTS;) {
+    const tools = toolRounds < STEP_TOOL_ROUNDS ? req.tools : [];
+    let completion: OpenAI.Chat.ChatCompletion;
+    try {
+      completion = await llm.chat.completions.create(
+        {
+          model: req.model,
+          messages: toOpenAiMessages(messages),
+          ...(tools.length
+            ? {
+                tools: tools.map((t) => ({
+                  type: 'function' as const,
+                  function: { name: t.name, description: t.description, parameters: t.parameters },
+                })),
+                tool_choice: toolChoiceOf(toolRounds === 0 ? req.toolChoice : 'auto', tools),
+              }
+            : {}),
+          ...(outputSchema
+            ? {
+                response_format: {
+                  type: 'json_schema' as const,
+                  json_schema: { name: 'step_output', schema: outputSchema, strict: false },
+                },
+              }
+            : {}),
+          ...(reasoning && req.reasoning !== 'none'
+            ? { reasoning_effort: req.reasoning as 'low' | 'medium' | 'high' }
+            : {}),
+        },
+        { signal: Context.current().cancellationSignal },
+      );
+    } catch (err) {
+      rethrow(err);
+    }
+    modelCalls++;
+    Context.current().heartbeat();
+    if (completion.usage)
+      usage.push({
+        model: completion.model || req.model,
+        promptTokens: completion.usage.prompt_tokens,
+        completionTokens: completion.usage.completion_tokens,
+      });
+    const message = completion.choices[0]?.message;
+    const calls: ChatToolCall[] = (message?.tool_calls ?? []).flatMap((t) =>
+      t.type === 'function' ? [{ id: t.id, name: t.function.name, arguments: t.function.arguments }] : [],
+    );
+    if (calls.length && tools.length) {
+      toolRounds++;
+      messages.push({ role: 'assistant', content: message?.content ?? null, toolCalls: calls });
+      for (const call of calls)
+        messages.push({ role: 'tool', toolCallId: call.id, content: await runTool(call) });
+      continue;
+    }
+    const content = message?.content ?? '';
+    answers++;
+    if (!validate) return { value: content, modelCalls, usage };
+    let value: unknown;
+    try {
+      value = JSON.parse(content);
+    } catch {
+      problems = 'the answer is not JSON';
+    }
+    if (value !== undefined) {
+      if (validate(value)) return { value, modelCalls, usage };
+      problems = describe(validate.errors);
+    }
+    messages.push(
+      { role: 'assistant', content },
+      {
+        role: 'user',
+        content:
+          `Your answer does not fit the output schema: ${problems}. ` +
+          'Answer again with only a JSON object that fits the schema.',
+      },
+    );
+  }
+  throw stepFailed(`the answer did not fit the output schema after ${OUTPUT_ATTEMPTS} attempts: ${problems}`);
+}

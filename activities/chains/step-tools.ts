@@ -1,0 +1,148 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import {
+  FAILURES,
+  WORKFLOWS,
+  workflowIds,
+  type AgentCallInput,
+  type ChatToolCall,
+  type ModelTool,
+} from '@contracts';
+import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
+import type { KbSearchService } from '@lib/knowledge-bases/kb-search.service';
+import {
+  hitsForModel,
+  KB_SEARCH_TOOL,
+  kbSearchModelTool,
+  searchArgs,
+} from '@lib/knowledge-bases/search-tool';
+import type { TenantRepositories } from '@lib/repositories';
+import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
+import { findTool, modelToolOf, resolveToolConfiguration } from '@lib/tools/registry';
+import type { ToolRunDeps } from '@lib/tools/tool-spec';
+
+export interface StepToolDeps extends ToolRunDeps {
+  knowledge: Pick<KbSearchService, 'searchForStep'>;
+  temporal: TemporalDeps;
+}
+
+const askParameters = {
+  type: 'object',
+  properties: { message: { type: 'string', description: 'What to ask or tell the agent' } },
+  required: ['message'],
+};
+
+/** What a step's model may call, and how each call runs. */
+export interface StepTools {
+  tools: ModelTool[];
+  run(call: ChatToolCall): Promise<string>;
+}
+
+/**
+ * The tools of a step from its attachments: registry tools with their configuration, `search_knowledge_bases`
+ * over its knowledge bases, and `ask_<agentId>` per attached agent (the agent answers in its own child
+ * workflow, id derived from `callScope`, so a retried step finds the same answer). A tool that fails answers
+ * the model with the error, as in agent turns.
+ */
+export async function loadStepTools(
+  tenant: TenantRepositories,
+  attachments: StepAttachmentDoc[],
+  actionChainId: string,
+  callScope: string,
+  deps: StepToolDeps,
+): Promise<StepTools> {
+  const configs = new Map<string, Record<string, unknown> | null>();
+  const tools: ModelTool[] = [];
+  const kbIds: string[] = [];
+  const agentIds: string[] = [];
+  for (const a of attachments) {
+    if (a.kind === 'tool') {
+      const tool = modelToolOf(a.targetId);
+      if (!tool) continue;
+      configs.set(a.targetId, resolveToolConfiguration(a.targetId, JSON.parse(a.configJson ?? '{}')));
+      tools.push(tool);
+    } else if (a.kind === 'knowledge-base') kbIds.push(a.targetId);
+    else agentIds.push(a.targetId);
+  }
+  const [kbs, agents] = attachments.length
+    ? await Promise.all([
+        Promise.all(kbIds.map((id) => tenant.knowledgeBases.get(id))),
+        agentIds.length ? tenant.agents.getMany(agentIds) : [],
+      ])
+    : [[], []];
+  const titles = kbs.flatMap((kb) => (kb ? [kb.title] : []));
+  if (titles.length) tools.push(kbSearchModelTool(titles));
+  const askTools = new Map<string, string>();
+  for (const agent of agents) {
+    const name = `ask_${agent.agentId}`.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
+    askTools.set(name, agent.agentId);
+    tools.push({
+      name,
+      description: `Ask the agent "${agent.name}" (${agent.description}).`,
+      parameters: askParameters,
+      executor: 'agent',
+      targetAgentId: agent.agentId,
+    });
+  }
+  const organizationId = tenant.organizationId;
+
+  async function ask(agentId: string, args: Record<string, unknown>, callId: string) {
+    const input: AgentCallInput = {
+      organizationId,
+      agentId,
+      prompt: typeof args.message === 'string' ? args.message : JSON.stringify(args),
+      depth: 1,
+    };
+    const workflowId = workflowIds.agentCall(callScope, callId);
+    // A retried step finds the answer of its first attempt, even when that call already finished.
+    await startIdempotent(deps.temporal, WORKFLOWS.agentCall, {
+      workflowId,
+      args: [input],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
+    const beat = setInterval(() => Context.current().heartbeat(), 2000);
+    try {
+      return (await deps.temporal.client.workflow.getHandle(workflowId).result()) as string;
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  async function run(call: ChatToolCall): Promise<unknown> {
+    let args: Record<string, unknown>;
+    try {
+      args = call.arguments ? (JSON.parse(call.arguments) as Record<string, unknown>) : {};
+    } catch {
+      return { error: 'tool arguments are not valid JSON' };
+    }
+    if (call.name === KB_SEARCH_TOOL && titles.length) {
+      const search = searchArgs(args);
+      if (!search) return { error: `${KB_SEARCH_TOOL} needs a non-empty query` };
+      return hitsForModel(
+        await deps.knowledge.searchForStep(organizationId, kbIds, search.query, search.limit),
+      );
+    }
+    const agentId = askTools.get(call.name);
+    if (agentId) return ask(agentId, args, call.id);
+    const spec = findTool(call.name);
+    const config = configs.get(call.name);
+    if (!spec?.run || config === undefined)
+      return { error: `tool ${call.name} is not attached to this step` };
+    if (config === null)
+      return { error: `the configuration of ${call.name} is no longer valid; update the attachment` };
+    // The chain acts for its organization: its id stands in for the user, as an agent's does.
+    return spec.run({ organizationId, agentId: `chain:${actionChainId}`, config }, args, deps);
+  }
+
+  return {
+    tools,
+    async run(call) {
+      try {
+        return JSON.stringify(await run(call));
+      } catch (err) {
+        if (err instanceof ApplicationFailure && err.type === FAILURES.toolInput)
+          return JSON.stringify({ error: err.message });
+        return JSON.stringify({ error: (err as Error).message });
+      }
+    },
+  };
+}

@@ -1,0 +1,170 @@
+import { findPage } from '@lib/db/find-page';
+import { TenantRepository } from '@lib/db/tenant-repository';
+import type { PageRequest } from '@lib/paging';
+import {
+  chainRunModel,
+  fanOutResultModel,
+  type ChainRunDoc,
+  type FanOutResultDoc,
+  type RunStatus,
+  type StepResult,
+  type TriggerType,
+} from './chain-run.schema';
+import { CHAIN_ORDER_FIELDS, type ChainOrderField } from './chains.repository';
+
+/** A run as lean() reads it (the step results map as a plain object). */
+export type ChainRun = Omit<ChainRunDoc, 'stepResults'> & { stepResults: Record<string, StepResult> };
+
+/** Runs of one organization's chains and the element outputs of their fan-out steps. */
+export class ChainRunsRepository extends TenantRepository {
+  private readonly runs = this.db.model(chainRunModel);
+  private readonly elements = this.db.model(fanOutResultModel);
+
+  list(actionChainId: string, query: PageRequest & { orderBy: ChainOrderField; descending: boolean }) {
+    const dir = query.descending ? -1 : 1;
+    return findPage(
+      this.runs,
+      this.scope<ChainRunDoc>({ actionChainId }),
+      { [CHAIN_ORDER_FIELDS[query.orderBy]]: dir, _id: dir },
+      query,
+    ) as unknown as Promise<{ items: ChainRun[]; total: number }>;
+  }
+
+  get(runId: string) {
+    return this.findOwned(this.runs, runId) as Promise<ChainRun | null>;
+  }
+
+  async create(fields: {
+    runId: string;
+    actionChainId: string;
+    triggerType: TriggerType;
+    stateJson: string;
+    messageId: string;
+    startedByUserId: string;
+    status: RunStatus;
+  }): Promise<ChainRun> {
+    const { runId, ...rest } = fields;
+    const doc = await this.runs.create({ ...rest, _id: runId, organizationId: this.organizationId });
+    return doc.toObject({ flattenMaps: true }) as ChainRun;
+  }
+
+  /**
+   * Starts the next execution of a finished run: only a run that is not pending or running can be re-run
+   * (null otherwise, or when it does not exist).
+   */
+  rerun(runId: string, set: { status: RunStatus; messageId: string; startedByUserId: string }) {
+    return this.runs
+      .findOneAndUpdate(
+        { _id: runId, organizationId: this.organizationId, status: { $in: ['success', 'failed'] } },
+        { $inc: { generation: 1 }, $set: { ...set, statusMessage: null, finishedAt: null } },
+        { new: true },
+      )
+      .lean<ChainRun>();
+  }
+
+  /** Writes of an execution apply only while it is the run's current one (a re-run supersedes it). */
+  private current(runId: string, generation: number) {
+    return { _id: runId, organizationId: this.organizationId, generation };
+  }
+
+  markRunning(runId: string, generation: number) {
+    return this.runs
+      .findOneAndUpdate(
+        this.current(runId, generation),
+        { $set: { status: 'running', startedAt: new Date() } },
+        { new: true },
+      )
+      .lean<ChainRun>();
+  }
+
+  /** Records how a step ended and, when it produced output, the new state. */
+  recordStep(runId: string, generation: number, result: StepResult, stateJson?: string) {
+    return this.runs
+      .findOneAndUpdate(
+        this.current(runId, generation),
+        { $set: { [`stepResults.${result.stepId}`]: result, ...(stateJson ? { stateJson } : {}) } },
+        { new: true },
+      )
+      .lean<ChainRun>();
+  }
+
+  finish(runId: string, generation: number, status: 'success' | 'failed', statusMessage: string | null) {
+    return this.runs
+      .findOneAndUpdate(
+        this.current(runId, generation),
+        { $set: { status, statusMessage, finishedAt: new Date() } },
+        { new: true },
+      )
+      .lean<ChainRun>();
+  }
+
+  async removeForChain(actionChainId: string) {
+    const runs = await this.runs.find(this.scope<ChainRunDoc>({ actionChainId }), { _id: 1 }).lean();
+    const runIds = runs.map((r) => r._id);
+    await this.elements.deleteMany(this.scope<FanOutResultDoc>({ runId: { $in: runIds } }));
+    await this.runs.deleteMany(this.scope<ChainRunDoc>({ actionChainId }));
+  }
+
+  private elementId(runId: string, stepId: string, index: number) {
+    return `${runId}:${stepId}:${index}`;
+  }
+
+  /** The fingerprint the stored elements of a fan-out step were written with, if any. */
+  async elementsFingerprint(runId: string, stepId: string): Promise<string | null> {
+    const doc = await this.findOwned(this.elements, this.elementId(runId, stepId, 0));
+    return doc?.fingerprint ?? null;
+  }
+
+  async putElements(runId: string, stepId: string, elements: unknown[], fingerprint: string) {
+    const docs = elements.map((element, index) => ({
+      _id: this.elementId(runId, stepId, index),
+      organizationId: this.organizationId,
+      runId,
+      stepId,
+      index,
+      elementJson: JSON.stringify(element ?? null),
+      fingerprint,
+    }));
+    for (let i = 0; i < docs.length; i += 1000) await this.elements.insertMany(docs.slice(i, i + 1000));
+  }
+
+  getElement(runId: string, stepId: string, index: number) {
+    return this.findOwned(this.elements, this.elementId(runId, stepId, index));
+  }
+
+  async putElementOutput(
+    runId: string,
+    stepId: string,
+    index: number,
+    output: { outputJson: string; modelCalls: number },
+  ) {
+    await this.elements.updateOne(
+      { _id: this.elementId(runId, stepId, index), organizationId: this.organizationId },
+      { $set: output },
+    );
+  }
+
+  /** Indexes in [from, to) that have no output yet. */
+  async pendingElements(runId: string, stepId: string, from: number, to: number): Promise<number[]> {
+    const docs = await this.elements
+      .find(
+        this.scope<FanOutResultDoc>({ runId, stepId, index: { $gte: from, $lt: to }, outputJson: null }),
+        { index: 1 },
+      )
+      .sort({ index: 1 })
+      .lean<Array<{ index: number }>>();
+    return docs.map((d) => d.index);
+  }
+
+  /** Every element output of a fan-out step, in element order. */
+  elementOutputs(runId: string, stepId: string) {
+    return this.elements
+      .find(this.scope<FanOutResultDoc>({ runId, stepId }), { index: 1, outputJson: 1, modelCalls: 1 })
+      .sort({ index: 1 })
+      .lean<Array<{ index: number; outputJson: string | null; modelCalls: number }>>();
+  }
+
+  async clearElements(runId: string, stepId?: string) {
+    await this.elements.deleteMany(this.scope<FanOutResultDoc>({ runId, ...(stepId ? { stepId } : {}) }));
+  }
+}

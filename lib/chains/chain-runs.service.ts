@@ -1,0 +1,173 @@
+import { WORKFLOWS, workflowIds, type ChainRunInput, type ChainRunWorkflow } from '@contracts';
+import type { RequestContext } from '@lib/auth/context';
+import { findOrCreate } from '@lib/db/duplicate-key';
+import { badRequest, conflict, notFound } from '@lib/errors';
+import { newId } from '@lib/ids';
+import { page, parseOrderBy, type PageRequest } from '@lib/paging';
+import type { Repositories } from '@lib/repositories';
+import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
+import type { TriggerType } from './chain-run.schema';
+import type { ChainOrderField } from './chains.repository';
+import type { ChainsService } from './chains.service';
+import { firstStep, validatorFor } from './step-fields';
+import { toRunView } from './views';
+
+export interface RunBody {
+  payload?: Record<string, unknown>;
+  runId?: string;
+  onlyStep?: number;
+}
+
+export interface StartRun {
+  actionChainId: string;
+  payload: Record<string, unknown>;
+  triggerType: TriggerType;
+  /** whose rights the run uses */
+  startedByUserId: string;
+  /** a deterministic id makes the start idempotent (a retried trigger finds its run); new otherwise */
+  runId?: string;
+  onlyStep?: number;
+}
+
+/** Runs of action chains: started by the API, agents, ETL rules, schedules and webhooks. */
+export class ChainRunsService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly temporal: TemporalDeps,
+    private readonly chains: ChainsService,
+  ) {}
+
+  private runs(organizationId: string) {
+    return this.repos.tenant(organizationId).chainRuns;
+  }
+
+  /** 400 unless the payload fits the input schema of the chain's first enabled step. */
+  private async checkInput(organizationId: string, actionChainId: string, payload: Record<string, unknown>) {
+    const steps = await this.repos.tenant(organizationId).chains.listSteps(actionChainId);
+    const first = firstStep(steps.filter((s) => s.enabled));
+    if (!first?.inputSchemaJson) return;
+    const validate = validatorFor(first.inputSchemaJson);
+    if (!validate(payload)) {
+      const problems = (validate.errors ?? []).map(
+        (e) => `payload${e.instancePath} ${e.message ?? 'is invalid'}`,
+      );
+      throw badRequest(
+        `the payload does not fit the first step's inputSchema: ${problems.join('; ')}`,
+        problems.map((message) => ({ message })),
+      );
+    }
+  }
+
+  private async checkOnlyStep(organizationId: string, actionChainId: string, onlyStep: number | undefined) {
+    if (onlyStep === undefined) return;
+    const steps = await this.repos.tenant(organizationId).chains.listSteps(actionChainId);
+    if (!steps.some((s) => s.stepOrder === onlyStep))
+      throw badRequest(`onlyStep ${onlyStep} is not the stepOrder of a step of this chain`);
+  }
+
+  private async launch(input: ChainRunInput) {
+    await startIdempotent<ChainRunWorkflow>(this.temporal, WORKFLOWS.chainRun, {
+      workflowId: workflowIds.chainRun(input.organizationId, input.runId, input.generation),
+      args: [input],
+    });
+  }
+
+  /** Creates a new run (or finds the one a deterministic runId already names) without starting it. */
+  async createRun(organizationId: string, start: StartRun) {
+    await this.chains.chain({ organizationId }, start.actionChainId);
+    await this.checkOnlyStep(organizationId, start.actionChainId, start.onlyStep);
+    await this.checkInput(organizationId, start.actionChainId, start.payload);
+    const runId = start.runId ?? newId('run');
+    const { doc: run } = await findOrCreate(
+      () => this.runs(organizationId).get(runId),
+      () =>
+        this.runs(organizationId).create({
+          runId,
+          actionChainId: start.actionChainId,
+          triggerType: start.triggerType,
+          stateJson: JSON.stringify({ input: start.payload }),
+          messageId: newId('msg'),
+          startedByUserId: start.startedByUserId,
+          status: 'pending',
+        }),
+    );
+    const input: ChainRunInput = {
+      organizationId,
+      runId,
+      generation: run.generation,
+      ...(start.onlyStep !== undefined ? { onlyStep: start.onlyStep } : {}),
+    };
+    return { run, input };
+  }
+
+  /** A new run (or the one a deterministic runId already names), started durably. */
+  async startRun(organizationId: string, start: StartRun) {
+    const { run, input } = await this.createRun(organizationId, start);
+    await this.launchOrFail(organizationId, input);
+    return { messageId: run.messageId, runId: run._id, actionChainId: start.actionChainId };
+  }
+
+  /** A run that could not be started is marked failed (it would wait as pending forever otherwise). */
+  private async launchOrFail(organizationId: string, input: ChainRunInput) {
+    try {
+      await this.launch(input);
+    } catch (err) {
+      await this.runs(organizationId).finish(
+        input.runId,
+        input.generation,
+        'failed',
+        'the run could not be started; run it again',
+      );
+      throw err;
+    }
+  }
+
+  /** POST …/run: a new run with `payload`, or the next execution of `runId` (from the first step that did not
+   * succeed, or only `onlyStep`). */
+  async run(ctx: RequestContext, actionChainId: string, body: RunBody, resetToRunning: boolean) {
+    if (!body.runId)
+      return this.startRun(ctx.organizationId, {
+        actionChainId,
+        payload: body.payload ?? {},
+        triggerType: 'api',
+        startedByUserId: ctx.userId,
+        onlyStep: body.onlyStep,
+      });
+    await this.chains.chain(ctx, actionChainId);
+    if (body.payload && Object.keys(body.payload).length)
+      throw badRequest("payload is the input of a new run; a re-run (runId) uses the run's state");
+    const existing = await this.runs(ctx.organizationId).get(body.runId);
+    if (!existing || existing.actionChainId !== actionChainId) throw notFound('run');
+    await this.checkOnlyStep(ctx.organizationId, actionChainId, body.onlyStep);
+    const messageId = newId('msg');
+    const run = await this.runs(ctx.organizationId).rerun(body.runId, {
+      status: resetToRunning ? 'running' : 'pending',
+      messageId,
+      startedByUserId: ctx.userId,
+    });
+    if (!run) throw conflict('the run is still pending or running; re-run it once it has finished');
+    await this.launchOrFail(ctx.organizationId, {
+      organizationId: ctx.organizationId,
+      runId: run._id,
+      generation: run.generation,
+      ...(body.onlyStep !== undefined ? { onlyStep: body.onlyStep } : {}),
+    });
+    return { messageId, runId: run._id, actionChainId };
+  }
+
+  async list(ctx: RequestContext, actionChainId: string, opts: PageRequest & { orderBy?: string }) {
+    await this.chains.chain(ctx, actionChainId);
+    const { items, total } = await this.runs(ctx.organizationId).list(actionChainId, {
+      ...opts,
+      ...parseOrderBy<ChainOrderField>(opts.orderBy, 'created_at'),
+    });
+    return page(items.map(toRunView), total, opts.offset);
+  }
+
+  async get(ctx: RequestContext, actionChainId: string, runId: string) {
+    await this.chains.chain(ctx, actionChainId);
+    const run = await this.runs(ctx.organizationId).get(runId);
+    if (!run || run.actionChainId !== actionChainId) throw notFound('run');
+    return toRunView(run);
+  }
+}

@@ -1,0 +1,342 @@
+import { expect } from 'chai';
+import { workflowIds } from '@contracts';
+import { recordHistory } from './helpers/histories';
+import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
+import { createRunnableChain, finished, getRun, runToEnd, startRun, userText } from './helpers/chains';
+import type { ChatRequest } from './helpers/llm';
+import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { startTestWorker } from './helpers/worker';
+
+const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({
+  type: 'object',
+  properties,
+  required,
+});
+const str = { type: 'string' };
+
+describe('action chain runs', function () {
+  this.timeout(120_000);
+  let env: TestEnv;
+  let org: TestOrg;
+  let worker: Awaited<ReturnType<typeof startTestWorker>>;
+  before(async () => {
+    env = await testEnv();
+    // Small fan-out slices, so a handful of elements already spans several child workflows.
+    worker = await startTestWorker({
+      config: { ...env.config, chains: { ...env.config.chains, fanOutBatch: 2, fanOutConcurrency: 2 } },
+    });
+  });
+  after(async () => {
+    await worker.stop();
+    await closeTestEnv();
+  });
+  beforeEach(async () => {
+    org = await createTestOrg(env, 'Chain Runs Org');
+  });
+
+  it('runs steps in order: instructions rendered over the state, answers in the output schema', async () => {
+    const chain = await createRunnableChain(env, org, [
+      {
+        stepOrder: 1,
+        name: 'classify',
+        instructions: 'Classify: {{input.message}}',
+        inputSchema: obj({ message: str }),
+        outputSchema: obj({ category: { type: 'string', enum: ['billing', 'bug'] } }),
+      },
+      {
+        stepOrder: 2,
+        name: 'draft',
+        instructions: 'Reply to a {{category}} message: {{input.message}} ({{json input}})',
+        outputSchema: obj({ reply: str }),
+      },
+    ]);
+    chain.answer((body) =>
+      userText(body).startsWith('Classify')
+        ? { content: JSON.stringify({ category: 'billing' }) }
+        : { content: JSON.stringify({ reply: `re: ${userText(body)}` }) },
+    );
+    const run = await runToEnd(env, org, chain.chainId, { message: 'Wrong invoice' });
+    expect(run.status).to.equal('success');
+    expect(run.statusMessage).to.equal(null);
+    expect(run.state).to.deep.equal({
+      input: { message: 'Wrong invoice' },
+      category: 'billing',
+      reply: 're: Reply to a billing message: Wrong invoice ({"message":"Wrong invoice"})',
+    });
+    expect(run.steps.map((s) => [s.stepOrder, s.outcome, s.modelCalls])).to.deep.equal([
+      [1, 'success', 1],
+      [2, 'success', 1],
+    ]);
+    const [first] = chain.calls();
+    expect(first!.response_format).to.deep.include({ type: 'json_schema' });
+    expect((first!.response_format as { json_schema: { schema: object } }).json_schema.schema).to.deep.equal(
+      obj({ category: { type: 'string', enum: ['billing', 'bug'] } }),
+    );
+    await recordHistory(env, workflowIds.chainRun(org.organizationId, run.runId, 1), 'chain-run');
+  });
+
+  it('refuses a payload that does not fit the first step’s input schema', async () => {
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, inputSchema: obj({ message: str }), outputSchema: obj({ a: str }) },
+    ]);
+    const res = await as(env, org.chat.token)
+      .post(org.path(`/chains/${chain.chainId}/run`), { payload: { message: 5 } })
+      .expect(400);
+    expect(res.body.error.message).to.contain('payload/message must be string');
+    const runs = await as(env, org.chat.token)
+      .get(org.path(`/chains/${chain.chainId}/runs`))
+      .expect(200);
+    expect(runs.body.totalRows).to.equal(0);
+  });
+
+  it('skips a step whose runIf does not hold and fails on failBeforeRunningIf, naming the step', async () => {
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, name: 'maybe', runIf: 'input.n > 10', outputSchema: obj({ a: str }) },
+      { stepOrder: 2, name: 'check', failBeforeRunningIf: 'input.n == 3', outputSchema: obj({ b: str }) },
+      { stepOrder: 3, name: 'never', outputSchema: obj({ c: str }) },
+    ]);
+    chain.answer({ content: JSON.stringify({ b: 'x', c: 'y' }) });
+    const run = await runToEnd(env, org, chain.chainId, { n: 3 });
+    expect(run.status).to.equal('failed');
+    expect(run.statusMessage).to.equal('step 2 (check) failed: failBeforeRunningIf held: input.n == 3');
+    expect(run.steps.map((s) => [s.stepOrder, s.outcome])).to.deep.equal([
+      [1, 'skipped'],
+      [2, 'failed'],
+    ]);
+    expect(chain.calls()).to.have.length(0);
+    const ok = await runToEnd(env, org, chain.chainId, { n: 4 });
+    expect(ok.status).to.equal('success');
+    expect(ok.state).to.deep.equal({ input: { n: 4 }, b: 'x', c: 'y' });
+  });
+
+  it('fails on failAfterRunningIf without keeping the step’s output', async () => {
+    const chain = await createRunnableChain(env, org, [
+      {
+        stepOrder: 1,
+        name: 'score',
+        failAfterRunningIf: 'score < 5',
+        outputSchema: obj({ score: { type: 'number' } }),
+      },
+    ]);
+    chain.answer({ content: JSON.stringify({ score: 2 }) });
+    const run = await runToEnd(env, org, chain.chainId);
+    expect(run.status).to.equal('failed');
+    expect(run.statusMessage).to.equal('step 1 (score) failed: failAfterRunningIf held: score < 5');
+    expect(run.state).to.deep.equal({ input: {} });
+  });
+
+  it('sends an answer that does not fit back with the problems, and fails after three', async () => {
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, name: 'extract', outputSchema: obj({ total: { type: 'number' } }) },
+    ]);
+    const off = chain.answer((body: ChatRequest) =>
+      body.messages.length < 4 ? { content: '{"total": "ten"}' } : { content: '{"total": 10}' },
+    );
+    const ok = await runToEnd(env, org, chain.chainId);
+    expect(ok.status).to.equal('success');
+    expect(ok.state.total).to.equal(10);
+    const retry = chain.calls()[1]!;
+    expect(userText(retry)).to.contain('/total must be number');
+    off();
+
+    chain.answer({ content: 'not json at all' });
+    const bad = await runToEnd(env, org, chain.chainId);
+    expect(bad.status).to.equal('failed');
+    expect(bad.statusMessage).to.equal(
+      'step 1 (extract) failed: the answer did not fit the output schema after 3 attempts: the answer is not JSON',
+    );
+  });
+
+  it('fans a step out over an array, in order, across several child workflows', async () => {
+    const chain = await createRunnableChain(env, org, [
+      {
+        stepOrder: 1,
+        name: 'shout',
+        forEachElement: '$.input.words',
+        instructions: 'Shout {{element}} (#{{elementIndex}}) for {{input.who}}',
+        outputSchema: obj({ loud: str, at: { type: 'integer' } }),
+      },
+      { stepOrder: 2, name: 'join', instructions: '{{#each loud}}{{this}} {{/each}}' },
+    ]);
+    chain.answer((body) => {
+      const text = userText(body);
+      const m = /^Shout (\w+) \(#(\d+)\)/.exec(text);
+      if (!m) return { content: text.trim() };
+      // later elements answer sooner: order comes from the element index, not from completion
+      return {
+        content: JSON.stringify({ loud: m[1]!.toUpperCase(), at: Number(m[2]) }),
+        delayMs: 200 - Number(m[2]) * 30,
+      };
+    });
+    const words = ['a', 'b', 'c', 'd', 'e'];
+    const run = await runToEnd(env, org, chain.chainId, { words, who: 'me' });
+    expect(run.status, run.statusMessage ?? '').to.equal('success');
+    expect(run.state.loud).to.deep.equal(['A', 'B', 'C', 'D', 'E']);
+    expect(run.state.at).to.deep.equal([0, 1, 2, 3, 4]);
+    expect(run.state.step2).to.equal('A B C D E');
+    expect(run.steps[0]!.modelCalls).to.equal(5);
+    // five elements in slices of two: three child workflows
+    const parent = workflowIds.chainRun(org.organizationId, run.runId, 1);
+    const stepId = await stepIdOf(chain.chainId, 1);
+    for (const from of [0, 2, 4]) {
+      const child = env.deps.temporal.client.workflow.getHandle(
+        workflowIds.chainFanOut(parent, stepId, from),
+      );
+      expect((await child.describe()).status.name).to.equal('COMPLETED');
+    }
+    await recordHistory(env, parent, 'chain-run-fan-out');
+    await recordHistory(env, workflowIds.chainFanOut(parent, stepId, 0), 'chain-fan-out');
+    // element records are cleaned up once collected
+    const elements = await env.deps.repos
+      .tenant(org.organizationId)
+      .chainRuns.elementOutputs(run.runId, stepId);
+    expect(elements).to.have.length(0);
+  });
+
+  async function stepIdOf(chainId: string, stepOrder: number) {
+    const steps = await env.deps.repos.tenant(org.organizationId).chains.listSteps(chainId);
+    return steps.find((s) => s.stepOrder === stepOrder)!._id;
+  }
+
+  it('runs a fan-out over an empty array without the model, and fails one over a non-array', async () => {
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, name: 'each', forEachElement: '$.input.items', outputSchema: obj({ x: str }) },
+    ]);
+    chain.answer({ content: '{"x":"1"}' });
+    const empty = await runToEnd(env, org, chain.chainId, { items: [] });
+    expect(empty.status).to.equal('success');
+    expect(empty.state.x).to.deep.equal([]);
+    expect(chain.calls()).to.have.length(0);
+    const scalar = await runToEnd(env, org, chain.chainId, { items: 'abc' });
+    expect(scalar.status).to.equal('failed');
+    expect(scalar.statusMessage).to.equal(
+      'step 1 (each) failed: forEachElement $.input.items selects string, not an array',
+    );
+    const missing = await runToEnd(env, org, chain.chainId, {});
+    expect(missing.statusMessage).to.contain('selects nothing');
+  });
+
+  it('re-runs a failed run from the failed step: steps that succeeded are not asked again', async () => {
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, name: 'one', instructions: 'one', outputSchema: obj({ a: str }) },
+      { stepOrder: 2, name: 'two', instructions: 'two {{a}}', outputSchema: obj({ b: str }) },
+      { stepOrder: 3, name: 'three', instructions: 'three {{b}}', outputSchema: obj({ c: str }) },
+    ]);
+    let healthy = false;
+    chain.answer((body) => {
+      const text = userText(body);
+      if (text.startsWith('one')) return { content: '{"a":"A"}' };
+      if (text.startsWith('two')) return healthy ? { content: '{"b":"B"}' } : { content: '{}' };
+      return { content: '{"c":"C"}' };
+    });
+    const failed = await runToEnd(env, org, chain.chainId);
+    expect(failed.status).to.equal('failed');
+    expect(failed.statusMessage).to.contain('step 2 (two) failed');
+    // the step's own instructions are the first user message (a retry adds more)
+    const asked = (prefix: string) =>
+      chain.calls().filter((b) => (b.messages[1]?.content as string).startsWith(prefix)).length;
+    expect([asked('one'), asked('two'), asked('three')]).to.deep.equal([1, 3, 0]);
+
+    healthy = true;
+    const again = await startRun(env, org, chain.chainId, { runId: failed.runId });
+    expect(again.runId).to.equal(failed.runId);
+    const done = await finished(env, org, chain.chainId, failed.runId);
+    expect(done.status).to.equal('success');
+    expect(done.generation).to.equal(2);
+    expect(done.state).to.deep.include({ a: 'A', b: 'B', c: 'C' });
+    expect([asked('one'), asked('two'), asked('three')]).to.deep.equal([1, 4, 1]);
+    expect(done.steps.map((s) => [s.stepOrder, s.outcome])).to.deep.equal([
+      [1, 'success'],
+      [2, 'success'],
+      [3, 'success'],
+    ]);
+
+    // onlyStep runs one step against the run's state, even one that succeeded
+    await startRun(env, org, chain.chainId, { runId: failed.runId, onlyStep: 3 });
+    const only = await finished(env, org, chain.chainId, failed.runId);
+    expect(only.generation).to.equal(3);
+    expect([asked('one'), asked('two'), asked('three')]).to.deep.equal([1, 4, 2]);
+    expect(userText(chain.calls().at(-1)!)).to.equal('three B');
+    await as(env, org.chat.token)
+      .post(org.path(`/chains/${chain.chainId}/run`), { runId: failed.runId, onlyStep: 9 })
+      .expect(400);
+    await as(env, org.chat.token)
+      .post(org.path(`/chains/${chain.chainId}/run`), { runId: failed.runId, payload: { x: 1 } })
+      .expect(400);
+    await as(env, org.chat.token)
+      .post(org.path(`/chains/${chain.chainId}/run`), { runId: 'run_missing' })
+      .expect(404);
+  });
+
+  it('shows a re-run as running at once with resetToRunning, and refuses a re-run while one runs', async () => {
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, name: 'slow', outputSchema: obj({ a: str }) },
+    ]);
+    const quick = chain.answer({ content: '{"a":"1"}' });
+    const first = await runToEnd(env, org, chain.chainId);
+    quick();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const off = chain.answer(async () => {
+      await gate;
+      return { content: '{"a":"2"}' };
+    });
+    await startRun(env, org, chain.chainId, { runId: first.runId, onlyStep: 1 }, '?resetToRunning=true');
+    expect((await getRun(env, org, chain.chainId, first.runId)).status).to.equal('running');
+    const busy = await as(env, org.chat.token)
+      .post(org.path(`/chains/${chain.chainId}/run`), { runId: first.runId })
+      .expect(409);
+    expect(busy.body.error.code).to.equal('conflict');
+    release();
+    const done = await finished(env, org, chain.chainId, first.runId);
+    expect(done.state.a).to.equal('2');
+    off();
+  });
+
+  it('pays for step model calls with credits and fails a run once they are used up', async () => {
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, name: 'paid', instructions: 'one two three', outputSchema: obj({ a: str }) },
+    ]);
+    chain.answer({ content: '{"a":"x"}' });
+    const { credits } = env.deps.services;
+    const before = await credits.balance(org.organizationId);
+    const run = await runToEnd(env, org, chain.chainId);
+    expect(run.status).to.equal('success');
+    const summary = await credits.summary(org.organizationId);
+    const [usage] = summary.recentUsage;
+    expect(usage).to.include({
+      purpose: 'chain-step',
+      model: 'gpt-4o-mini',
+      reference: await stepIdOf(chain.chainId, 1),
+    });
+    expect(usage!.promptTokens).to.be.greaterThan(0);
+    expect(usage!.cost).to.be.greaterThan(0);
+    expect(summary.balance).to.equal(before - usage!.cost);
+
+    await credits.grant(org.organizationId, -summary.balance, 'used up');
+    const broke = await runToEnd(env, org, chain.chainId);
+    expect(broke.status).to.equal('failed');
+    expect(broke.statusMessage).to.equal(
+      "step 1 (paid) failed: the organization's credits are used up; an operator can grant more",
+    );
+    expect(chain.calls()).to.have.length(1);
+  });
+
+  it('lists runs newest first and never shows them to another organization', async () => {
+    const chain = await createRunnableChain(env, org, [{ stepOrder: 1, outputSchema: obj({ a: str }) }]);
+    chain.answer({ content: '{"a":"x"}' });
+    const one = await runToEnd(env, org, chain.chainId);
+    const two = await runToEnd(env, org, chain.chainId);
+    const list = await as(env, org.chat.token)
+      .get(org.path(`/chains/${chain.chainId}/runs?orderBy=created_at:desc&limit=1`))
+      .expect(200);
+    expect(list.body).to.include({ totalRows: 2 });
+    expect(list.body.items[0].runId).to.equal(two.runId);
+    expect(list.body.items[0]).to.include({ triggerType: 'api', startedByUserId: org.chat.userId });
+    const other = await createTestOrg(env, 'Other Runs Org');
+    const stranger = as(env, other.admin.token);
+    await stranger.get(other.path(`/chains/${chain.chainId}/runs/${one.runId}`)).expect(404);
+    await stranger.post(other.path(`/chains/${chain.chainId}/run`), { runId: one.runId }).expect(404);
+    await stranger.get(org.path(`/chains/${chain.chainId}/runs`)).expect(401);
+  });
+});

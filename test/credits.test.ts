@@ -1,0 +1,224 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { InsufficientCreditsError } from '@lib/errors';
+import { testEnv, type TestEnv } from './helpers/env';
+import { as, createTestOrg } from './helpers/org';
+
+const run = promisify(execFile);
+const ROOT = join(__dirname, '..');
+
+describe('organization credits', () => {
+  let env: TestEnv;
+  let start: number;
+  before(async () => {
+    env = await testEnv();
+    start = env.config.credits.startingBalance;
+  });
+  const credits = () => env.deps.services.credits;
+  /** What a call of this many tokens costs at the configured prices. */
+  const costOf = (prompt: number, completion: number) => {
+    const { perThousandPromptTokens: p, perThousandCompletionTokens: c } = env.config.credits;
+    return Math.ceil((prompt * p + completion * c) / 1000);
+  };
+
+  it('records each model call with its tokens and cost, and debits the cost', async () => {
+    const org = await createTestOrg(env);
+    const recorded = await credits().recordUsage(org.organizationId, {
+      purpose: 'chain-step',
+      model: 'gpt-4o-mini',
+      usage: { prompt_tokens: 1234, completion_tokens: 321 },
+      userId: org.admin.userId,
+      reference: 'chain-run-x step 1',
+    });
+    const cost = costOf(1234, 321);
+    expect(cost).to.be.greaterThan(0);
+    expect(recorded).to.include({ promptTokens: 1234, completionTokens: 321, cost, balance: start - cost });
+    const summary = await credits().summary(org.organizationId);
+    expect(summary).to.include({ balance: start - cost, granted: start, spent: cost });
+    expect(summary.recentUsage).to.have.length(1);
+    expect(summary.recentUsage[0]).to.include({
+      usageId: recorded.usageId,
+      purpose: 'chain-step',
+      model: 'gpt-4o-mini',
+      promptTokens: 1234,
+      completionTokens: 321,
+      cost,
+      balanceAfter: start - cost,
+      userId: org.admin.userId,
+      reference: 'chain-run-x step 1',
+    });
+    // A server that reports no usage is recorded as such, at 0 tokens.
+    const unreported = await credits().recordUsage(org.organizationId, {
+      purpose: 'chain-step',
+      model: 'local-model',
+      usage: undefined,
+    });
+    expect(unreported).to.include({ cost: 0, balance: start - cost });
+    const [latest] = await env.deps.repos.tenant(org.organizationId).llmUsage.recent(1);
+    expect(latest).to.include({ model: 'local-model', usageReported: false, promptTokens: 0 });
+  });
+
+  it('loses no debit or grant under concurrency, from the very first use of the account', async () => {
+    const org = await createTestOrg(env);
+    const calls = 30;
+    const cost = costOf(1000, 0);
+    const results = await Promise.all([
+      ...Array.from({ length: calls }, () =>
+        credits().recordUsage(org.organizationId, {
+          purpose: 'chain-step',
+          model: 'gpt-4o-mini',
+          usage: { prompt_tokens: 1000, completion_tokens: 0 },
+        }),
+      ),
+      ...Array.from({ length: 10 }, () => credits().grant(org.organizationId, 7)),
+    ]);
+    expect(await credits().balance(org.organizationId)).to.equal(start - calls * cost + 70);
+    const summary = await credits().operatorSummary(org.organizationId, 100);
+    expect(summary).to.include({ spent: calls * cost, granted: start + 70 });
+    expect(summary.recentUsage).to.have.length(calls);
+    // Each debit saw its own balance: no two calls were charged against the same reading.
+    const balancesAfter = results.map((r) => r.balance);
+    expect(new Set(balancesAfter).size).to.equal(results.length);
+    // The account opened exactly once, however many first uses raced.
+    const starting = summary.recentGrants.filter((g) => g.note === 'starting balance');
+    expect(starting).to.have.length(1);
+    expect(summary.recentGrants).to.have.length(11);
+  });
+
+  it('lets a call start only while the balance is positive', async () => {
+    const org = await createTestOrg(env);
+    await credits().requireCredits(org.organizationId);
+    await credits().grant(org.organizationId, -start, 'test: empty the account');
+    const refused = await credits()
+      .requireCredits(org.organizationId)
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    expect(refused).to.be.instanceOf(InsufficientCreditsError);
+    expect(refused).to.include({ status: 402, code: 'insufficient_credits', balance: 0 });
+    await credits().grant(org.organizationId, 1);
+    await credits().requireCredits(org.organizationId);
+  });
+
+  it('refuses grants of nothing, of fractions and to organizations that do not exist', async () => {
+    const org = await createTestOrg(env);
+    for (const amount of [0, 1.5, Number.NaN, 2e9])
+      await credits()
+        .grant(org.organizationId, amount)
+        .then(
+          () => expect.fail(`granted ${amount}`),
+          (err: unknown) => expect(err, String(amount)).to.include({ status: 400 }),
+        );
+    await credits()
+      .grant('org_missing', 10)
+      .then(
+        () => expect.fail('granted to a missing organization'),
+        (err: unknown) => expect(err).to.include({ status: 404 }),
+      );
+    expect(await credits().balance(org.organizationId)).to.equal(start);
+  });
+
+  describe('operator CLI', () => {
+    const cli = (...args: string[]) =>
+      run('npm', ['run', '--silent', 'cli', '--', ...args], {
+        cwd: ROOT,
+        env: { ...process.env, JWT_SECRET: env.config.auth.jwtSecret, MONGODB_URI: env.config.mongodbUri },
+      });
+    const json = async (...args: string[]) => {
+      const { stdout } = await cli(...args);
+      const lines = stdout.trim().split('\n');
+      expect(lines).to.have.length(1);
+      return JSON.parse(lines[0]!) as Record<string, unknown>;
+    };
+
+    it('grants credits, corrects them with a negative amount, and shows balance, usage and grants', async function () {
+      this.timeout(120_000);
+      const org = await createTestOrg(env);
+      const id = org.organizationId;
+      await credits().recordUsage(id, {
+        purpose: 'chain-from-prompt',
+        model: 'gpt-4o-mini',
+        usage: { prompt_tokens: 500, completion_tokens: 100 },
+      });
+      const cost = costOf(500, 100);
+      const granted = await json(
+        'credits',
+        'grant',
+        '--org',
+        id,
+        '--amount',
+        '250',
+        '--note',
+        'pilot top-up',
+      );
+      expect(granted).to.include({ organizationId: id, amount: 250, balance: start - cost + 250 });
+      const corrected = await json('credits', 'grant', '--org', id, '--amount=-50');
+      expect(corrected).to.include({ amount: -50, balance: start - cost + 200 });
+      const shown = await json('credits', 'show', '--org', id);
+      expect(shown).to.include({ balance: start - cost + 200, granted: start + 200, spent: cost });
+      expect(shown.recentUsage).to.have.length(1);
+      expect((shown.recentUsage as object[])[0]).to.include({ purpose: 'chain-from-prompt', cost });
+      const grants = shown.recentGrants as Array<{ amount: number; note: string | null }>;
+      expect(grants.map((g) => [g.amount, g.note])).to.deep.equal([
+        [-50, null],
+        [250, 'pilot top-up'],
+        [start, 'starting balance'],
+      ]);
+
+      const fails = async (args: string[], code: number, message: string) => {
+        const err = (await cli(...args).then(
+          () => expect.fail(`${args.join(' ')} succeeded`),
+          (e: unknown) => e,
+        )) as { code: number; stderr: string };
+        expect(err.code, args.join(' ')).to.equal(code);
+        expect(err.stderr).to.contain(message);
+      };
+      await fails(['credits', 'grant', '--org', id, '--amount', '1.5'], 2, '--amount must be a whole number');
+      await fails(['credits', 'grant', '--org', 'org_missing', '--amount', '5'], 1, 'not found');
+      expect(await credits().balance(id)).to.equal(start - cost + 200);
+    });
+  });
+
+  describe('GET /orgs/{organizationId}/credits', () => {
+    it('shows any member the balance and newest usage, unless billing is visible to owners only', async () => {
+      const org = await createTestOrg(env);
+      for (let i = 1; i <= 3; i++)
+        await credits().recordUsage(org.organizationId, {
+          purpose: 'chain-from-prompt',
+          model: `model-${i}`,
+          usage: { prompt_tokens: 100 * i, completion_tokens: 10 },
+        });
+      const res = await as(env, org.chat.token).get(org.path('/credits?usageLimit=2')).expect(200);
+      expect(res.body).to.include({ organizationId: org.organizationId, granted: start });
+      expect(res.body.pricing).to.deep.equal({
+        perThousandPromptTokens: env.config.credits.perThousandPromptTokens,
+        perThousandCompletionTokens: env.config.credits.perThousandCompletionTokens,
+      });
+      expect(res.body.recentUsage.map((u: { model: string }) => u.model)).to.deep.equal([
+        'model-3',
+        'model-2',
+      ]);
+      const none = await as(env, org.admin.token).get(org.path('/credits?usageLimit=0')).expect(200);
+      expect(none.body.recentUsage).to.deep.equal([]);
+      expect(none.body.balance).to.equal(res.body.balance);
+
+      await as(env, org.owner.token).put(org.path(), { billingVisibility: 'owners' }).expect(200);
+      const hidden = await as(env, org.admin.token).get(org.path('/credits')).expect(403);
+      expect(hidden.body.error.code).to.equal('forbidden');
+      await as(env, org.owner.token).get(org.path('/credits')).expect(200);
+    });
+
+    it("refuses another organization's credential and bad limits", async () => {
+      const [a, b] = await Promise.all([createTestOrg(env), createTestOrg(env)]);
+      await as(env, b.owner.token).get(a.path('/credits')).expect(401);
+      await as(env, b.apiKey).get(a.path('/credits')).expect(401);
+      for (const q of ['usageLimit=101', 'usageLimit=-1', 'usageLimit=x', 'other=1'])
+        await as(env, a.owner.token)
+          .get(a.path(`/credits?${q}`))
+          .expect(400);
+    });
+  });
+});
