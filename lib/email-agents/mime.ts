@@ -110,7 +110,7 @@ export function attachmentAllowed(fileName: string, filter: string | null | unde
   return filter.split(',').includes(ext);
 }
 
-/** `Agent <a@x>` address for nodemailer: the agent's name with its address. */
+/** `a@agents.example.com` → `agents.example.com`. */
 export function domainOf(address: string): string {
   return address.slice(address.lastIndexOf('@') + 1);
 }
