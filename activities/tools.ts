@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { FAILURES, type ToolCallInput } from '@contracts';
+import { AppError } from '@lib/errors';
 import type { KbSearchService } from '@lib/knowledge-bases/kb-search.service';
 import { hitsForModel, KB_SEARCH_TOOL, searchArgs } from '@lib/knowledge-bases/search-tool';
 import type { Logger } from '@lib/logger';
@@ -40,9 +41,20 @@ export function createToolActivities(deps: ToolActivityDeps) {
       agentId: input.agentId,
       config,
       requestId: input.requestId,
-      target: input.target,
+      toolCallId: input.call.id,
+      conversation: input.target
+        ? { conversationId: input.target.conversationId, userId: input.target.userId }
+        : undefined,
     };
-    return () => tool.run!(ctx, args, deps);
+    return async () => {
+      try {
+        return await tool.run!(ctx, args, deps);
+      } catch (err) {
+        // A call the service refuses as asked (4xx) fails the same way on every retry: the model hears it now.
+        if (err instanceof AppError && err.status < 500) throw refuse(err.message);
+        throw err;
+      }
+    };
   }
 
   /** The search over the agent's attached knowledge bases. */

@@ -10,6 +10,8 @@ import { errorHandler } from './error-handler';
 import { jsonDepthLimit } from './json-depth';
 import { mountOperations } from './operations';
 import { agentsHandlers } from './routes/agents';
+import { appBridgeCors, appsHandlers } from './routes/apps';
+import { artifactBodyParser, artifactsHandlers } from './routes/artifacts';
 import { apiKeysHandlers } from './routes/api-keys';
 import { assumeRoleHandlers } from './routes/assume-role';
 import { chainsHandlers } from './routes/chains';
@@ -24,7 +26,14 @@ import { tablesBatchBodyParser, tablesHandlers } from './routes/tables';
 import { taskPlansHandlers } from './routes/task-plans';
 import { toolsHandlers } from './routes/tools';
 import { usersHandlers } from './routes/users';
-import { bearerAuthHandler } from './security';
+import { appSessionAuthHandler, bearerAuthHandler } from './security';
+
+/** An app link's token never reaches the logs: not in the URL, not in the parsed query. */
+function withoutAppSessionToken(req: { url?: string; query?: Record<string, unknown> }) {
+  const url = req.url?.replace(/([?&]session=)[^&#]*/g, '$1[redacted]');
+  const query = req.query && 'session' in req.query ? { ...req.query, session: '[redacted]' } : req.query;
+  return { ...req, url, query };
+}
 
 /** Builds the HTTP app: every request is validated against openapi.yaml before a handler sees it. */
 export function createApp(deps: Deps): Express {
@@ -40,11 +49,14 @@ export function createApp(deps: Deps): Express {
           return typeof given === 'string' && given.length <= 100 ? given : randomUUID();
         },
         customProps: (req) => ({ organizationId: req.ctx?.organizationId, userId: req.ctx?.userId }),
+        serializers: { req: withoutAppSessionToken },
       }),
     );
   }
   // Batch row inserts get their own, larger body limit (see routes/tables.ts); everything else this one.
+  app.use(appBridgeCors());
   app.use(tablesBatchBodyParser());
+  app.use(artifactBodyParser(deps.config.artifacts.maxBytes));
   app.use(express.json({ limit: deps.config.jsonBodyLimit }));
   app.use(jsonDepthLimit());
   app.use(docsRouter());
@@ -53,7 +65,13 @@ export function createApp(deps: Deps): Express {
       apiSpec: openApiSpecPath(),
       validateRequests: { allowUnknownQueryParameters: false },
       validateResponses: deps.config.validateResponses,
-      validateSecurity: { handlers: { bearerAuth: bearerAuthHandler(deps.authenticator) } },
+      validateSecurity: {
+        handlers: {
+          bearerAuth: bearerAuthHandler(deps.authenticator),
+          appSession: appSessionAuthHandler(deps.services.appRuntime, 'header'),
+          appSessionLink: appSessionAuthHandler(deps.services.appRuntime, 'query'),
+        },
+      },
     }),
   );
   mountOperations(app, {
@@ -72,6 +90,8 @@ export function createApp(deps: Deps): Express {
     ...chainsHandlers(deps),
     ...creditsHandlers(deps),
     ...chainsFromPromptHandlers(deps),
+    ...artifactsHandlers(deps),
+    ...appsHandlers(deps),
   });
   app.use(errorHandler(deps.logger));
   return app;

@@ -98,6 +98,19 @@ const schema = z.object({
   VALIDATE_RESPONSES: bool,
   JSON_BODY_LIMIT: z.string().default('1mb'),
   TABLE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  /** The largest content one artifact version may have (bytes). */
+  ARTIFACT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5 * 1024 * 1024),
+  /** How long an app link (and the bridge token inside the page) stays valid. */
+  APP_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86400).default(3600),
+  /** CSP frame-ancestors of a served app: who may embed it in a frame (space-separated CSP sources). */
+  APP_FRAME_ANCESTORS: z
+    .string()
+    .regex(/^[A-Za-z0-9*'.:/ -]+$/, 'APP_FRAME_ANCESTORS must be CSP source expressions')
+    .default("'self'"),
   MAX_CONCURRENT_TURNS_PER_ORG: z.coerce.number().int().positive().default(20),
 
   /** The model chain steps answer with. */
@@ -218,6 +231,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       model: c.CHAIN_MODEL,
       fanOutBatch: c.CHAIN_FANOUT_BATCH,
       fanOutConcurrency: c.CHAIN_FANOUT_CONCURRENCY,
+    },
+    artifacts: {
+      maxBytes: c.ARTIFACT_MAX_BYTES,
+      appSessionTtlSeconds: c.APP_SESSION_TTL_SECONDS,
+      appFrameAncestors: c.APP_FRAME_ANCESTORS,
     },
   };
 }

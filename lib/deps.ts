@@ -19,6 +19,7 @@ import { createVectorStore } from './vectors/create-vector-store';
 import type { VectorStore } from './vectors/vector-store';
 import { createServices, type Services } from './services';
 import { createTemporalClient, type TemporalDeps } from './temporal/client';
+import type { WorkflowCatalog } from './artifacts/workflow-catalog';
 
 /**
  * Everything a process needs, created once and passed down explicitly. The one composition root: the API, the
@@ -44,9 +45,17 @@ export interface Deps {
   objects: ObjectStore;
   embedders: Embedders;
   vectors: VectorStore;
+  /**
+   * The organization's workflows (action chains, by actionChainId) as app manifests declare and apps run them.
+   * Its action chains (lib/chains/workflow-catalog.ts) unless a test gives a stand-in.
+   */
+  workflows: WorkflowCatalog;
 }
 
-export async function createDeps(config: Config, opts: { logger?: Logger } = {}): Promise<Deps> {
+export async function createDeps(
+  config: Config,
+  opts: { logger?: Logger; workflows?: WorkflowCatalog } = {},
+): Promise<Deps> {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const db = await Database.connect(config.mongodbUri, MODELS);
   const repos = new Repositories(db);
@@ -68,24 +77,26 @@ export async function createDeps(config: Config, opts: { logger?: Logger } = {})
   const llm = createLlmClient(config.llm);
   const embedders = new Embedders(createEmbedder(config.embeddings, llm));
   const vectors = createVectorStore(config.vectors);
+  const services = createServices({
+    repos,
+    temporal,
+    tokens,
+    outbound,
+    realtime,
+    config,
+    objects,
+    embedders,
+    vectors,
+    llm,
+    logger,
+    workflows: opts.workflows,
+  });
   return {
     config,
     logger,
     db,
     repos,
-    services: createServices({
-      repos,
-      temporal,
-      tokens,
-      outbound,
-      realtime,
-      config,
-      objects,
-      embedders,
-      vectors,
-      llm,
-      logger,
-    }),
+    services,
     temporal,
     tokens,
     authenticator: new Authenticator(repos, tokens, config.auth.oidc),
@@ -98,6 +109,7 @@ export async function createDeps(config: Config, opts: { logger?: Logger } = {})
     objects,
     embedders,
     vectors,
+    workflows: services.workflows,
   };
 }
 

@@ -32,6 +32,10 @@ import { ChainRunsRepository } from '@lib/chains/chain-runs.repository';
 import { ChainsRepository } from '@lib/chains/chains.repository';
 import { agentChainModel, stepAttachmentModel } from '@lib/chains/step-attachment.schema';
 import { ChainAttachmentsRepository } from '@lib/chains/step-attachments.repository';
+import { appApprovalModel } from '@lib/artifacts/app-approval.schema';
+import { AppApprovalsRepository } from '@lib/artifacts/app-approvals.repository';
+import { artifactModel } from '@lib/artifacts/artifact.schema';
+import { ArtifactsRepository } from '@lib/artifacts/artifacts.repository';
 import { agentKbAttachmentModel } from '@lib/knowledge-bases/agent-kb-attachment.schema';
 import { AgentKbAttachmentsRepository } from '@lib/knowledge-bases/agent-kb-attachments.repository';
 import { etlRuleModel } from '@lib/knowledge-bases/etl-rule.schema';
@@ -85,6 +89,8 @@ export const MODELS: readonly ModelDef[] = [
   creditAccountModel,
   creditGrantModel,
   llmUsageModel,
+  artifactModel,
+  appApprovalModel,
 ] as readonly ModelDef[];
 
 /** The repositories of one organization: everything a service or activity may read or write for it. */
@@ -162,6 +168,12 @@ export class TenantRepositories {
   }
   get llmUsage() {
     return new LlmUsageRepository(this.db, this.organizationId);
+  }
+  get artifacts() {
+    return new ArtifactsRepository(this.db, this.organizationId);
+  }
+  get appApprovals() {
+    return new AppApprovalsRepository(this.db, this.organizationId);
   }
   /** Rows of a table that was loaded through `tables` (so it belongs to this organization). */
   tableRows(table: Pick<CustomTableDoc, '_id'>) {

@@ -3,6 +3,13 @@ import { AgentLinksService } from '@lib/agents/agent-links.service';
 import { AgentsService } from '@lib/agents/agents.service';
 import { ApiKeysService } from '@lib/api-keys/api-keys.service';
 import { AssumeRoleService } from '@lib/assume-role/assume-role.service';
+import { AppManifestsService } from '@lib/artifacts/app-manifests.service';
+import { AppRuntimeService } from '@lib/artifacts/app-runtime.service';
+import { ArtifactAccess } from '@lib/artifacts/artifact-access';
+import { ArtifactVersions } from '@lib/artifacts/artifact-versions';
+import { ArtifactsService } from '@lib/artifacts/artifacts.service';
+import { ConversationArtifactsService } from '@lib/artifacts/conversation-artifacts.service';
+import type { WorkflowCatalog } from '@lib/artifacts/workflow-catalog';
 import type { TokenService } from '@lib/auth/tokens';
 import type { Config } from '@lib/config';
 import { ConversationsService } from '@lib/conversations/conversations.service';
@@ -29,6 +36,7 @@ import { TaskPlansService } from '@lib/task-plans/task-plans.service';
 import { ChainAttachmentsService } from '@lib/chains/chain-attachments.service';
 import { ChainRunsService } from '@lib/chains/chain-runs.service';
 import { ChainsService } from '@lib/chains/chains.service';
+import { ChainWorkflowCatalog } from '@lib/chains/workflow-catalog';
 import type OpenAI from 'openai';
 import { StepFromPromptService } from '@lib/chains/step-from-prompt.service';
 import { CreditsService } from '@lib/credits/credits.service';
@@ -40,12 +48,17 @@ export interface ServiceDeps {
   tokens: TokenService;
   outbound: OutboundClient;
   realtime: RealtimeEmitter;
-  config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg' | 'credits' | 'chainGeneration'>;
+  config: Pick<
+    Config,
+    'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg' | 'credits' | 'chainGeneration' | 'artifacts'
+  >;
   objects: ObjectStore;
   embedders: Embedders;
   vectors: VectorStore;
   llm: OpenAI;
   logger?: Logger;
+  /** The organization's workflows as apps see them; by default its action chains (tests give a stand-in). */
+  workflows?: WorkflowCatalog;
 }
 
 /** One instance of every feature service, wired once per process. */
@@ -62,7 +75,14 @@ export function createServices(deps: ServiceDeps) {
     config.maxConcurrentTurnsPerOrg,
   );
   const chains = new ChainsService(repos);
+  const chainRuns = new ChainRunsService(repos, temporal, chains);
+  const workflows = deps.workflows ?? new ChainWorkflowCatalog(repos, chainRuns);
   const credits = new CreditsService(repos, config.credits);
+  const tables = new TablesService(repos, config.tableQueryTimeoutMs);
+  const kbFiles = new KbFilesService(repos, kbAccess, temporal, deps.objects);
+  const artifactAccess = new ArtifactAccess(repos, access);
+  const versions = new ArtifactVersions(repos, deps.objects, config.artifacts.maxBytes);
+  const appManifests = new AppManifestsService(repos, artifactAccess, versions, workflows);
   return {
     organization: new OrganizationService(repos),
     users: new UsersService(repos, temporal, realtime),
@@ -76,7 +96,7 @@ export function createServices(deps: ServiceDeps) {
     agentTools: new AgentToolsService(repos, agents),
     conversations,
     taskPlans: new TaskPlansService(repos, conversations, temporal, realtime),
-    tables: new TablesService(repos, config.tableQueryTimeoutMs),
+    tables,
     knowledgeBases: new KnowledgeBasesService(
       repos,
       kbAccess,
@@ -84,15 +104,28 @@ export function createServices(deps: ServiceDeps) {
       temporal,
       deps.embedders.defaultEmbedder.model,
     ),
-    kbFiles: new KbFilesService(repos, kbAccess, temporal, deps.objects),
+    kbFiles,
     kbSearch: new KbSearchService(repos, kbAccess, deps.embedders, deps.vectors),
     etlRules: new EtlRulesService(repos, kbAccess, access),
     agentKnowledgeBases: new AgentKnowledgeBasesService(repos, agents, kbAccess),
     chains,
-    chainRuns: new ChainRunsService(repos, temporal, chains),
+    chainRuns,
+    workflows,
     chainAttachments: new ChainAttachmentsService(repos, chains, agents, kbAccess),
     credits,
     stepFromPrompt: new StepFromPromptService(deps.llm, credits, config.chainGeneration, deps.logger),
+    artifacts: new ArtifactsService(repos, artifactAccess, versions, deps.objects, kbFiles),
+    conversationArtifacts: new ConversationArtifactsService(repos, versions),
+    appManifests,
+    appRuntime: new AppRuntimeService(
+      repos,
+      artifactAccess,
+      versions,
+      tables,
+      workflows,
+      tokens,
+      config.artifacts,
+    ),
   };
 }
 

@@ -102,6 +102,11 @@ function ensureRedis() {
   return ensureDebian('redis-server', 'redis-server', ' or set REDIS_URL');
 }
 
+/** Chromium from the Debian package, for the real-browser tests (driven by playwright-core; no browser download). */
+export function ensureChromium() {
+  return ensureDebian('chromium', 'chromium', ' or set CHROMIUM_PATH');
+}
+
 /** Java and Maven from Debian; Maven's downloads are kept under .stack (one cache for every Maven build here). */
 function maven(args, cwd) {
   ensureDebian('java', 'openjdk-17-jdk-headless', '');

@@ -3,6 +3,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  ensureChromium,
   ensureEmbeddedDb,
   ensureEmbeddingModel,
   ensureNpmDeps,
@@ -25,6 +26,7 @@ export async function startTestStack(name) {
     // The embedded database's own tests start it even when the suite runs against MongoDB.
     MONGO_H2_JAR: bins.mongoH2 ?? ensureEmbeddedDb(),
     LOCAL_EMBEDDING_MODEL_DIR: process.env.LOCAL_EMBEDDING_MODEL_DIR ?? ensureEmbeddingModel(),
+    CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? ensureChromium(),
     NODE_ENV: 'test',
     VALIDATE_RESPONSES: 'true',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',

@@ -19,7 +19,7 @@ describe('bad input is a 4xx, never a 500', () => {
   };
 
   it('refuses a NUL character in a search', async () => {
-    for (const path of ['/users', '/groups', '/agents', '/conversations']) {
+    for (const path of ['/users', '/groups', '/agents', '/conversations', '/artifacts']) {
       const res = await as(env, org.owner.token).get(org.path(`${path}?q=a%00b`));
       expect(expectError(res), path).to.contain('NUL');
     }
@@ -110,5 +110,30 @@ describe('bad input is a 4xx, never a 500', () => {
     }
     const page = await as(env, org.owner.token).get(org.path('/users?cursor=1000000000')).expect(200);
     expect(page.body).to.deep.include({ items: [], offset: 1000000000 });
+  });
+
+  it('answers odd artifact input with a 4xx, and keeps odd but valid text as it was sent', async () => {
+    const nul = await as(env, org.owner.token)
+      .post(org.path('/artifacts'), { name: 'a\u0000b', contentType: 'text/plain', content: 'x\u0000y' })
+      .expect(201);
+    const id = nul.body.artifact.artifactId as string;
+    expect(nul.body.artifact.name).to.equal('a\u0000b');
+    for (const [method, path, body] of [
+      ['get', '/artifacts?contentType=a%00b', undefined],
+      ['get', '/artifacts?conversationId=%00', undefined],
+      ['get', `/artifacts/${id}/app-manifest?versionId=%00`, undefined],
+      ['post', `/artifacts/${id}/download-link`, { versionId: '$where' }],
+      ['put', `/artifacts/${id}/share`, { userIds: ['$gt'], groupIds: ['a.b'] }],
+      ['post', '/artifacts/pins/reorder', { orderedArtifactIds: ['$ne', '', 'x'] }],
+      ['post', '/artifacts', { name: 'x', contentType: 'text/plain; charset', content: 'x' }],
+      ['post', `/artifacts/${id}/versions`, { contentType: 'text/plain', contentBase64: '====' }],
+      ['post', `/artifacts/${id}/send-to-knowledge-base`, { knowledgeBaseId: '\u0000' }],
+    ] as const) {
+      const res = await (body === undefined
+        ? as(env, org.owner.token)[method](org.path(path))
+        : as(env, org.owner.token)[method as 'post'](org.path(path), body));
+      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).to.be.within(200, 499);
+      if (res.status >= 400) expect(res.body.error?.code).to.be.a('string').and.not.equal('internal_error');
+    }
   });
 });

@@ -75,6 +75,22 @@ describe('action chain runs', function () {
     await recordHistory(env, workflowIds.chainRun(org.organizationId, run.runId, 1), 'chain-run');
   });
 
+  it('shows the model the whole state when showWholeChainState is set', async () => {
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, instructions: 'first', outputSchema: obj({ a: str }) },
+      { stepOrder: 2, instructions: 'second', showWholeChainState: true, outputSchema: obj({ b: str }) },
+    ]);
+    chain.answer({ content: '{"a":"from one","b":"x"}' });
+    await runToEnd(env, org, chain.chainId, { q: 'question' });
+    const [first, second] = chain.calls().map(userText);
+    expect(first).to.equal('first');
+    expect(second).to.match(/^second\n\nThe chain's state so far:\n/);
+    expect(JSON.parse(second!.split('so far:\n')[1]!)).to.deep.equal({
+      input: { q: 'question' },
+      a: 'from one',
+    });
+  });
+
   it('refuses a payload that does not fit the first step’s input schema', async () => {
     const chain = await createRunnableChain(env, org, [
       { stepOrder: 1, inputSchema: obj({ message: str }), outputSchema: obj({ a: str }) },

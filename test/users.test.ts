@@ -201,6 +201,7 @@ describe('users', () => {
         .expect(200);
       expect(res.body).to.deep.equal({
         message: 'user removed from organization',
+        reassignedWorkflows: 0,
         userId: other.admin.userId,
       });
       await as(env, org.owner.token)

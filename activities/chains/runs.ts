@@ -14,7 +14,7 @@ import {
 } from '@contracts';
 import type { ChainDoc, StepDoc } from '@lib/chains/chain.schema';
 import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
-import type { ChainRunsService } from '@lib/chains/chain-runs.service';
+import { derivedRunId, type ChainRunsService } from '@lib/chains/chain-runs.service';
 import { AppError, InsufficientCreditsError } from '@lib/errors';
 import type { StepOutcome } from '@lib/chains/chain-run.schema';
 import { guardHolds, renderTemplate, selectElements } from '@lib/chains/expressions';
@@ -22,7 +22,7 @@ import type { Config } from '@lib/config';
 import type { CreditsService } from '@lib/credits/credits.service';
 import type { Logger } from '@lib/logger';
 import type { Repositories, TenantRepositories } from '@lib/repositories';
-import { answerStep } from './step-model';
+import { answerStep, type StepAnswer } from './step-model';
 import { loadStepTools, type StepToolDeps, type StepTools } from './step-tools';
 
 export interface ChainActivityDeps extends StepToolDeps {
@@ -49,9 +49,20 @@ interface StepRun {
 const superseded = (message: string) => ApplicationFailure.nonRetryable(message, FAILURES.chainRunSuperseded);
 const failed = (detail: string): ChainStepOutcome => ({ kind: 'failed', detail });
 
-/** The chain state's fields a step's output adds: its output object, or its text as `step<stepOrder>`. */
+/** The properties an output schema declares: all a step adds to the state (a model may answer more). */
+function declaredFields(outputSchemaJson: string): string[] {
+  return Object.keys((JSON.parse(outputSchemaJson) as { properties: object }).properties);
+}
+
+/** The chain state's fields a step's output adds: its declared output fields, or its text as `step<stepOrder>`. */
 function outputFields(step: StepDoc, value: unknown): State {
-  return step.outputSchemaJson ? (value as State) : { [`step${step.stepOrder}`]: value };
+  if (!step.outputSchemaJson) return { [`step${step.stepOrder}`]: value };
+  const answer = value as State;
+  return Object.fromEntries(
+    declaredFields(step.outputSchemaJson)
+      .filter((p) => p in answer)
+      .map((p) => [p, answer[p]]),
+  );
 }
 
 export function createChainActivities(deps: ChainActivityDeps) {
@@ -103,7 +114,37 @@ export function createChainActivities(deps: ChainActivityDeps) {
   }
 
   /** Renders the step's instructions and asks the model; returns its (schema-checked) answer. */
-  async function ask(run: StepRun, tools: StepTools, element?: { value: unknown; index: number }) {
+  /** Whether the organization may pay for a model call: started early, awaited just before the call. */
+  function creditCheck(organizationId: string): Promise<void> {
+    const check = deps.credits.requireCredits(organizationId).catch((err: unknown) => {
+      if (err instanceof InsufficientCreditsError)
+        throw ApplicationFailure.nonRetryable(
+          "the organization's credits are used up; an operator can grant more",
+          FAILURES.chainStepFailed,
+        );
+      throw err;
+    });
+    check.catch(() => undefined); // a step that never asks the model never reads it
+    return check;
+  }
+
+  /** Pays for a step's model calls (run alongside the step's own write). */
+  async function bill(organizationId: string, stepId: string, usage: StepAnswer['usage']) {
+    for (const call of usage)
+      await deps.credits.recordUsage(organizationId, {
+        purpose: 'chain-step',
+        model: call.model,
+        usage: { prompt_tokens: call.promptTokens, completion_tokens: call.completionTokens },
+        reference: stepId,
+      });
+  }
+
+  async function ask(
+    run: StepRun,
+    tools: StepTools,
+    credit: Promise<void>,
+    element?: { value: unknown; index: number },
+  ) {
     const { chain, step, state } = run;
     const context = element ? { ...state, element: element.value, elementIndex: element.index } : state;
     let instructions: string;
@@ -117,17 +158,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
     }
     if (step.showWholeChainState)
       instructions += `\n\nThe chain's state so far:\n${JSON.stringify(state, null, 1)}`;
-    const organizationId = run.tenant.organizationId;
-    try {
-      await deps.credits.requireCredits(organizationId);
-    } catch (err) {
-      if (err instanceof InsufficientCreditsError)
-        throw ApplicationFailure.nonRetryable(
-          "the organization's credits are used up; an operator can grant more",
-          FAILURES.chainStepFailed,
-        );
-      throw err;
-    }
+    await credit;
     const about = [step.name, step.description].filter(Boolean).join(': ');
     const answer = await answerStep(
       deps.llm,
@@ -147,13 +178,6 @@ export function createChainActivities(deps: ChainActivityDeps) {
       },
       (call) => tools.run(call),
     );
-    for (const call of answer.usage)
-      await deps.credits.recordUsage(organizationId, {
-        purpose: 'chain-step',
-        model: call.model,
-        usage: { prompt_tokens: call.promptTokens, completion_tokens: call.completionTokens },
-        reference: run.step._id,
-      });
     return answer;
   }
 
@@ -214,6 +238,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
      * workflows). A retry after the step was recorded returns what was recorded, without asking the model again.
      */
     async runChainStep(input: ChainStepInput): Promise<ChainStepOutcome> {
+      const credit = creditCheck(input.organizationId);
       const run = await load(input);
       const { step, state, stepResult } = run;
       if (stepResult?.generation === input.generation && stepResult.outcome !== 'failed')
@@ -242,8 +267,12 @@ export function createChainActivities(deps: ChainActivityDeps) {
       }
       const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${step._id}`;
       const tools = await loadStepTools(run.tenant, run.attachments, run.chain._id, scope, deps);
-      const answer = await ask(run, tools);
-      return succeed(input, run, outputFields(step, answer.value), answer.modelCalls);
+      const answer = await ask(run, tools, credit);
+      const [, outcome] = await Promise.all([
+        bill(input.organizationId, step._id, answer.usage),
+        succeed(input, run, outputFields(step, answer.value), answer.modelCalls),
+      ]);
+      return outcome;
     },
 
     /** The elements of [from, to) of a fan-out step that have no output yet. */
@@ -255,19 +284,23 @@ export function createChainActivities(deps: ChainActivityDeps) {
 
     /** Runs a fan-out step for one element and stores its output (nothing goes back into the history). */
     async runChainElement(input: ChainElementInput): Promise<void> {
+      const credit = creditCheck(input.organizationId);
       const ctx = await fanOutContext(input);
       const runs = ctx.tenant.chainRuns;
       const element = await runs.getElement(input.runId, input.stepId, input.index);
       if (!element) throw superseded('the fan-out elements were replaced');
       if (element.outputJson !== null) return;
-      const answer = await ask(ctx, ctx.tools, {
+      const answer = await ask(ctx, ctx.tools, credit, {
         value: JSON.parse(element.elementJson),
         index: input.index,
       });
-      await runs.putElementOutput(input.runId, input.stepId, input.index, {
-        outputJson: JSON.stringify(answer.value ?? null),
-        modelCalls: answer.modelCalls,
-      });
+      await Promise.all([
+        bill(input.organizationId, input.stepId, answer.usage),
+        runs.putElementOutput(input.runId, input.stepId, input.index, {
+          outputJson: JSON.stringify(answer.value ?? null),
+          modelCalls: answer.modelCalls,
+        }),
+      ]);
     },
 
     /** Joins a fan-out step's outputs to the state: each output field as an array in element order. */
@@ -282,10 +315,8 @@ export function createChainActivities(deps: ChainActivityDeps) {
       const { step } = run;
       const fields: State = {};
       if (step.outputSchemaJson) {
-        const properties = Object.keys(
-          (JSON.parse(step.outputSchemaJson) as { properties: object }).properties,
-        );
-        for (const p of properties) fields[p] = values.map((v) => (v as State)[p] ?? null);
+        for (const p of declaredFields(step.outputSchemaJson))
+          fields[p] = values.map((v) => (v as State)[p] ?? null);
       } else fields[`step${step.stepOrder}`] = values;
       const outcome = await succeed(input, run, fields, modelCalls);
       if (outcome.kind === 'success') await runs.clearElements(input.runId, step._id);
@@ -302,7 +333,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
       }
       if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
         throw ApplicationFailure.nonRetryable('the chain input must be a JSON object', FAILURES.toolInput);
-      const runId = `run_${createHash('sha256').update(input.callKey).digest('base64url').slice(0, 22)}`;
+      const runId = derivedRunId(input.callKey);
       try {
         const { input: run } = await deps.runs.createRun(input.organizationId, {
           actionChainId: input.actionChainId,

@@ -108,6 +108,7 @@ export async function loadStepTools(
   }
 
   async function run(call: ChatToolCall): Promise<unknown> {
+    const toolCallId = call.id;
     let args: Record<string, unknown>;
     try {
       args = call.arguments ? (JSON.parse(call.arguments) as Record<string, unknown>) : {};
@@ -130,7 +131,11 @@ export async function loadStepTools(
     if (config === null)
       return { error: `the configuration of ${call.name} is no longer valid; update the attachment` };
     // The chain acts for its organization: its id stands in for the user, as an agent's does.
-    return spec.run({ organizationId, agentId: `chain:${actionChainId}`, config }, args, deps);
+    return spec.run(
+      { organizationId, agentId: `chain:${actionChainId}`, config, requestId: callScope, toolCallId },
+      args,
+      deps,
+    );
   }
 
   return {

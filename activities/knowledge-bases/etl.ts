@@ -1,7 +1,6 @@
 import type { IngestFileInput } from '@contracts';
 import { memberContext } from '@lib/auth/authenticator';
-import { createHash } from 'node:crypto';
-import type { ChainRunsService } from '@lib/chains/chain-runs.service';
+import { derivedRunId, type ChainRunsService } from '@lib/chains/chain-runs.service';
 import type { ConversationsService } from '@lib/conversations/conversations.service';
 import { AppError } from '@lib/errors';
 import { conditionsHold } from '@lib/knowledge-bases/etl-conditions';
@@ -72,7 +71,7 @@ export function createEtlActivities(deps: EtlDeps) {
               },
               triggerType: 'etl',
               startedByUserId: rule.creatorUserId,
-              runId: `run_${createHash('sha256').update(requestId).digest('base64url').slice(0, 22)}`,
+              runId: derivedRunId(requestId),
             });
             outcomes.push({ etlId: rule._id, outcome: 'started', detail: started.runId });
             continue;

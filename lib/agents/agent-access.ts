@@ -28,6 +28,11 @@ export class AgentAccess {
     return defaultId ? tenant.groups.get(defaultId) : null;
   }
 
+  /** The id of the group whose rights the caller has (their own, else the default group), or null. */
+  async effectiveGroupId(ctx: RequestContext): Promise<string | null> {
+    return (await this.effectiveGroup(ctx))?._id ?? null;
+  }
+
   /** The agents the caller may use: `undefined` means every agent of the organization. */
   async accessibleAgentIds(ctx: RequestContext): Promise<string[] | undefined> {
     if (ctx.role === 'owner') return undefined;

@@ -2,7 +2,8 @@ import type { Role } from '@lib/users/member.schema';
 import type { PermissionMap } from '@lib/api-keys/api-key.schema';
 import type { Capability } from './roles';
 
-export type AuthVia = 'session' | 'api_key' | 'assume_role';
+/** `app`: a pinned app's bridge, acting for the member who opened it, within the app's approved manifest. */
+export type AuthVia = 'session' | 'api_key' | 'assume_role' | 'app';
 
 /** Who is calling, in which organization, with what rights. Built once per request by auth. */
 export interface RequestContext {

@@ -26,6 +26,7 @@ export const CAPABILITIES = [
   'chains.use',
   'chains.manage',
   'artifacts.use',
+  'artifacts.manage', // read and change every artifact of the organization, whoever made it
   'apps.manage',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];

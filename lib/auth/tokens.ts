@@ -18,6 +18,16 @@ export interface TokenClaims {
 
 export class InvalidTokenError extends Error {}
 
+/** An app link: one member running one version of one pinned app (its own audience: useless anywhere else). */
+export interface AppSessionClaims {
+  organizationId: string;
+  userId: string;
+  artifactId: string;
+  versionId: string;
+  expiresAt: Date;
+}
+const APP_AUDIENCE = 'agent-workspace-app';
+
 /**
  * Service-signed JWTs (HS256): user sessions and assume-role tokens. Both are bound to one organization
  * (claim `org`); `typ` tells them apart.
@@ -58,6 +68,56 @@ export class TokenService {
       .setExpirationTime(now + ttl)
       .sign(this.key);
     return { token, expiresAt: new Date((now + ttl) * 1000) };
+  }
+
+  async signAppSession(claims: Omit<AppSessionClaims, 'expiresAt'>, ttlSeconds: number) {
+    const now = Math.floor(Date.now() / 1000);
+    const token = await new SignJWT({
+      typ: 'app',
+      org: claims.organizationId,
+      art: claims.artifactId,
+      ver: claims.versionId,
+    })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer(this.issuer)
+      .setAudience(APP_AUDIENCE)
+      .setSubject(claims.userId)
+      .setJti(randomUUID())
+      .setIssuedAt(now)
+      .setExpirationTime(now + ttlSeconds)
+      .sign(this.key);
+    return { token, expiresAt: new Date((now + ttlSeconds) * 1000) };
+  }
+
+  async verifyAppSession(token: string): Promise<AppSessionClaims> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.key, {
+        issuer: this.issuer,
+        audience: APP_AUDIENCE,
+        algorithms: ['HS256'],
+      }));
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired)
+        throw new InvalidTokenError('the app link has expired; open the app again');
+      throw new InvalidTokenError('the app link is invalid');
+    }
+    const { typ, org, art, ver, sub, exp } = payload as JWTPayload & Record<string, unknown>;
+    if (
+      typ !== 'app' ||
+      typeof org !== 'string' ||
+      typeof art !== 'string' ||
+      typeof ver !== 'string' ||
+      typeof sub !== 'string'
+    )
+      throw new InvalidTokenError('the app link is invalid');
+    return {
+      organizationId: org,
+      userId: sub,
+      artifactId: art,
+      versionId: ver,
+      expiresAt: new Date((exp ?? 0) * 1000),
+    };
   }
 
   async verify(token: string): Promise<TokenClaims> {

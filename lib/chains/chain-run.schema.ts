@@ -3,7 +3,7 @@ import { defineModel, type DocOf } from '@lib/db/connection';
 
 export const RUN_STATUSES = ['pending', 'running', 'success', 'failed'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
-export const TRIGGER_TYPES = ['api', 'agent', 'etl', 'schedule', 'webhook'] as const;
+export const TRIGGER_TYPES = ['api', 'agent', 'etl', 'schedule', 'webhook', 'app'] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
 export const STEP_OUTCOMES = ['success', 'skipped', 'failed'] as const;
 export type StepOutcome = (typeof STEP_OUTCOMES)[number];

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { WORKFLOWS, workflowIds, type ChainRunInput, type ChainRunWorkflow } from '@contracts';
 import type { RequestContext } from '@lib/auth/context';
 import { findOrCreate } from '@lib/db/duplicate-key';
@@ -27,6 +28,11 @@ export interface StartRun {
   /** a deterministic id makes the start idempotent (a retried trigger finds its run); new otherwise */
   runId?: string;
   onlyStep?: number;
+}
+
+/** A run id derived from a business key (a trigger's delivery, a tool call): a retry finds the same run. */
+export function derivedRunId(key: string): string {
+  return `run_${createHash('sha256').update(key).digest('base64url').slice(0, 22)}`;
 }
 
 /** Runs of action chains: started by the API, agents, ETL rules, schedules and webhooks. */

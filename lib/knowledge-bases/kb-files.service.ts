@@ -159,6 +159,43 @@ export class KbFilesService {
     return file;
   }
 
+  /**
+   * A new file of the knowledge base from bytes already in the object store (an artifact version): the bytes
+   * are copied to the file's own key, then the file goes through the normal ingestion like an upload that has
+   * arrived (ENQUEUED, then PROCESSING, READY or ERROR).
+   */
+  async createFromObject(
+    ctx: RequestContext,
+    knowledgeBaseId: string,
+    source: { fileName: string; contentType: string; key: string; sizeBytes: number },
+  ) {
+    await this.access.writable(ctx, knowledgeBaseId);
+    const problem = uploadTypeProblem(source.fileName, source.contentType);
+    if (problem) throw badRequest(problem);
+    const fileId = newId('kbf');
+    const key = objectKey(ctx.organizationId, knowledgeBaseId, fileId, source.fileName);
+    await this.objects.copy(source.key, key);
+    const file = await this.files(ctx).create(fileId, {
+      knowledgeBaseId,
+      fileName: source.fileName,
+      key,
+      contentType: source.contentType,
+      status: 'ENQUEUED',
+      creatorUserId: ctx.userId,
+      sizeBytes: source.sizeBytes,
+    });
+    try {
+      await this.ingest(file);
+    } catch (err) {
+      await this.files(ctx).setForGeneration(fileId, file.generation, {
+        status: 'ERROR',
+        statusMessage: 'processing could not be started; reindex the file once the service is healthy',
+      });
+      throw err;
+    }
+    return toFileView(file);
+  }
+
   async list(
     ctx: RequestContext,
     knowledgeBaseId: string,

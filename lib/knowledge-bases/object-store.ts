@@ -18,7 +18,7 @@ export const DOWNLOAD_LINK_SECONDS = 7 * 24 * 3600;
 export class ObjectTooLarge extends Error {}
 
 /**
- * The knowledge bases' bytes in S3. Signed URLs are made with `signer`, a client for the address clients use
+ * The service's bytes in S3: knowledge-base files and artifact versions. Signed URLs are made with `signer`, a client for the address clients use
  * (S3_PUBLIC_ENDPOINT), which may differ from the one the service reaches S3 at.
  */
 export class ObjectStore {
@@ -38,13 +38,22 @@ export class ObjectStore {
     });
   }
 
-  downloadUrl(key: string, fileName: string) {
+  /** A GET URL that downloads (never displays) the object, as `fileName` and, when given, `contentType`. */
+  downloadUrl(key: string, fileName: string, opts: { expiresIn?: number; contentType?: string } = {}) {
     const cmd = new GetObjectCommand({
       Bucket: this.bucket,
       Key: key,
       ResponseContentDisposition: `attachment; filename*=UTF-8''${encodeURIComponent(fileName)}`,
+      ...(opts.contentType ? { ResponseContentType: opts.contentType } : {}),
     });
-    return getSignedUrl(this.signer, cmd, { expiresIn: DOWNLOAD_LINK_SECONDS });
+    return getSignedUrl(this.signer, cmd, { expiresIn: opts.expiresIn ?? DOWNLOAD_LINK_SECONDS });
+  }
+
+  /** Writes the whole object (objects the service holds in memory: artifact versions, mail and its attachments). */
+  async put(key: string, bytes: Uint8Array, contentType: string) {
+    await this.s3.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType }),
+    );
   }
 
   /** The object's size, or null when it is not there (yet). */
@@ -73,13 +82,6 @@ export class ObjectStore {
       parts.push(part);
     }
     return Buffer.concat(parts);
-  }
-
-  /** Writes an object the service itself holds the bytes of (mail attachments, raw inbound mail). */
-  async put(key: string, bytes: Uint8Array, contentType: string) {
-    await this.s3.send(
-      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType }),
-    );
   }
 
   async copy(fromKey: string, toKey: string) {

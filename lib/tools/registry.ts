@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { ModelTool } from '@contracts';
 import { badRequest } from '@lib/errors';
+import { createArtifactTool, updateArtifactTool } from './specs/artifacts';
 import { callAgentTool } from './specs/call-agent';
 import { currentTimeTool } from './specs/current-time';
 import { httpRequestTool } from './specs/http-request';
@@ -20,6 +21,8 @@ export const TOOLS: readonly ToolSpec[] = [
   callAgentTool,
   httpRequestTool,
   currentTimeTool,
+  createArtifactTool,
+  updateArtifactTool,
   taskPlanTool,
 ] as readonly ToolSpec[];
 

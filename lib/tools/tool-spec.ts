@@ -1,4 +1,4 @@
-import type { EventTarget } from '@contracts';
+import type { ConversationArtifactsService } from '@lib/artifacts/conversation-artifacts.service';
 import type { OutboundClient } from '@lib/http/outbound';
 import type { TablesService } from '@lib/tables/tables.service';
 import type { TaskPlansService } from '@lib/task-plans/task-plans.service';
@@ -9,10 +9,11 @@ export interface ToolRunContext<C> {
   organizationId: string;
   agentId: string;
   config: C;
-  /** The turn the call belongs to; absent for chain steps. */
-  requestId?: string;
-  /** The conversation of the turn; absent when an agent asks another agent or a chain step runs the tool. */
-  target?: EventTarget;
+  /** The turn's request and this call's id: what makes a retried call of a writing tool write once. */
+  requestId: string;
+  toolCallId: string;
+  /** The conversation of a chat turn (absent when another agent called this one). */
+  conversation?: { conversationId: string; userId: string };
 }
 
 /** What running a tool may use. */
@@ -20,6 +21,7 @@ export interface ToolRunDeps {
   tables: TablesService;
   outbound: OutboundClient;
   taskPlans: Pick<TaskPlansService, 'writeFromTool'>;
+  artifacts: Pick<ConversationArtifactsService, 'create' | 'update'>;
 }
 
 /** One tool of the registry. */

@@ -7,6 +7,7 @@ import {
   TOOLS,
   validateToolConfiguration,
 } from '@lib/tools/registry';
+import type { ToolRunDeps } from '@lib/tools/tool-spec';
 
 /** The 400 a configuration gets, as its message and details. */
 function refusal(toolCode: string, configuration: unknown) {
@@ -29,6 +30,8 @@ describe('the tool registry', () => {
       'call_agent',
       'http_request',
       'current_time',
+      'create_artifact',
+      'update_artifact',
       'task_plan',
     ]);
     for (const entry of toolCatalogue()) {
@@ -100,5 +103,103 @@ describe('the tool registry', () => {
     });
     expect(resolveToolConfiguration('current_time', { timeZone: 'Mars/Olympus' })).to.equal(null);
     expect(resolveToolConfiguration('teleport', {})).to.equal(null);
+  });
+});
+
+describe('the artifact tools', () => {
+  const calls: Array<[string, unknown, unknown]> = [];
+  const deps = {
+    artifacts: {
+      create: (call: unknown, args: unknown) => {
+        calls.push(['create', call, args]);
+        return Promise.resolve({ artifactId: 'art_1' });
+      },
+      update: (call: unknown, args: unknown) => {
+        calls.push(['update', call, args]);
+        return Promise.resolve({ artifactId: 'art_1' });
+      },
+    },
+  } as unknown as ToolRunDeps;
+  const ctx = (conversation?: { conversationId: string; userId: string }) => ({
+    organizationId: 'org_1',
+    agentId: 'agt_1',
+    config: {},
+    requestId: 'req_1',
+    toolCallId: 'call_1',
+    conversation,
+  });
+  const turn = { conversationId: 'cnv_1', userId: 'usr_1' };
+  const call = {
+    ...turn,
+    organizationId: 'org_1',
+    agentId: 'agt_1',
+    requestId: 'req_1',
+    toolCallId: 'call_1',
+  };
+
+  it('write into the turn’s conversation, for its creator, with the call’s ids', async () => {
+    calls.length = 0;
+    const create = findTool('create_artifact')!;
+    const update = findTool('update_artifact')!;
+    await create.run!(ctx(turn), { name: 'Plan', contentType: 'text/markdown', content: '# p' }, deps);
+    await update.run!(ctx(turn), { artifactId: 'art_1', content: '# q' }, deps);
+    await update.run!(
+      ctx(turn),
+      { artifactId: 'art_1', content: '# r', contentType: 'text/plain', name: 'P' },
+      deps,
+    );
+    expect(calls).to.deep.equal([
+      ['create', call, { name: 'Plan', contentType: 'text/markdown', content: '# p' }],
+      ['update', call, { artifactId: 'art_1', content: '# q', contentType: undefined, name: undefined }],
+      ['update', call, { artifactId: 'art_1', content: '# r', contentType: 'text/plain', name: 'P' }],
+    ]);
+    expect(modelToolOf('create_artifact')!.description).to.contain('service.manifest.ts');
+    expect(findTool('create_artifact')!.model!.parameters).to.deep.include({
+      required: ['name', 'contentType', 'content'],
+    });
+    expect(findTool('update_artifact')!.model!.parameters).to.deep.include({
+      required: ['artifactId', 'content'],
+    });
+  });
+
+  it('refuse outside a conversation and arguments that are not strings, writing nothing', async () => {
+    calls.length = 0;
+    const refused = async (
+      code: string,
+      c: ReturnType<typeof ctx>,
+      args: Record<string, unknown>,
+      text: string,
+    ) => {
+      const err = await findTool(code)!.run!(c, args, deps).then(
+        () => expect.fail(`${code} ran with ${JSON.stringify(args)}`),
+        (e: { status?: number; message: string }) => e,
+      );
+      expect(err.status).to.equal(400);
+      expect(err.message).to.contain(text);
+    };
+    const good = { name: 'n', contentType: 'text/plain', content: 'c' };
+    await refused('create_artifact', ctx(), good, 'only be written in a conversation');
+    await refused(
+      'update_artifact',
+      ctx(),
+      { artifactId: 'a', content: 'c' },
+      'only be written in a conversation',
+    );
+    await refused('create_artifact', ctx(turn), { ...good, content: 42 }, 'content must be a string');
+    await refused(
+      'create_artifact',
+      ctx(turn),
+      { contentType: 'text/plain', content: 'c' },
+      'name must be a string',
+    );
+    await refused(
+      'update_artifact',
+      ctx(turn),
+      { artifactId: 'a', content: 'c', name: 7 },
+      'name must be a string',
+    );
+    expect(calls).to.deep.equal([]);
+    expect(resolveToolConfiguration('create_artifact', {})).to.deep.equal({});
+    expect(refusal('update_artifact', { anything: 1 }).message).to.contain("unknown property 'anything'");
   });
 });

@@ -56,14 +56,13 @@ export const taskPlanTool: ToolSpec<Record<string, unknown>> = {
     },
   },
   run: async (ctx, args, deps) => {
-    if (!ctx.target || !ctx.requestId)
-      throw refuse('task plans belong to a conversation; this call has none');
+    if (!ctx.conversation) throw refuse('task plans belong to a conversation; this call has none');
     try {
       return await deps.taskPlans.writeFromTool(
         {
           organizationId: ctx.organizationId,
           agentId: ctx.agentId,
-          conversationId: ctx.target.conversationId,
+          conversationId: ctx.conversation.conversationId,
           requestId: ctx.requestId,
         },
         args,

@@ -1,0 +1,107 @@
+import type { RequestContext } from '@lib/auth/context';
+import { AppError } from '@lib/errors';
+import type { Repositories } from '@lib/repositories';
+import type { ArtifactAccess } from './artifact-access';
+import { isHtml } from './artifact-content';
+import type { ArtifactDoc, ArtifactVersionDoc } from './artifact.schema';
+import type { ArtifactVersions } from './artifact-versions';
+import { extractManifest, MANIFEST_FILE, type DeclaredManifest } from './app-manifest';
+import { toApprovalView } from './views';
+import type { WorkflowCatalog } from './workflow-catalog';
+
+const NOT_AN_APP: DeclaredManifest = {
+  declared: null,
+  declaredSha256: null,
+  declaredError: null,
+  problem: null,
+};
+
+/**
+ * App manifests: what a version's HTML declares (read from its bytes on every call, never stored or taken
+ * from a request) and the admin's approval of it, one per version.
+ */
+export class AppManifestsService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly access: ArtifactAccess,
+    private readonly versions: ArtifactVersions,
+    private readonly workflows: WorkflowCatalog,
+  ) {}
+
+  /** The manifest a version's bytes declare (none for a version that is not HTML). */
+  async declaredBy(version: ArtifactVersionDoc): Promise<DeclaredManifest> {
+    if (!isHtml(version.contentType)) return NOT_AN_APP;
+    return extractManifest((await this.versions.read(version)).toString('utf8'));
+  }
+
+  private async approvalOf(organizationId: string, version: ArtifactVersionDoc) {
+    const approval = await this.repos.tenant(organizationId).appApprovals.get(version.versionId);
+    return approval ? toApprovalView(approval) : null;
+  }
+
+  async get(ctx: RequestContext, artifactId: string, versionId?: string) {
+    const artifact = await this.access.readable(ctx, artifactId);
+    const version = this.versions.find(artifact, versionId);
+    const { declared, declaredSha256, declaredError } = await this.declaredBy(version);
+    return {
+      versionId: version.versionId,
+      declared,
+      declaredSha256,
+      declaredError,
+      approved: await this.approvalOf(ctx.organizationId, version),
+    };
+  }
+
+  /**
+   * Approves what the version's HTML declares, extracted here: every declared table must exist and every
+   * declared workflow exist and be runnable (400 naming what is missing). Returns ApprovedAppManifest.
+   */
+  async approve(ctx: RequestContext, artifactId: string, versionId?: string) {
+    const artifact: ArtifactDoc = await this.access.readable(ctx, artifactId);
+    const version = this.versions.find(artifact, versionId);
+    const found = await this.declaredBy(version);
+    if (found.declaredError) throw new AppError(400, found.declaredError, found.problem);
+    if (!found.declared) {
+      const why = isHtml(version.contentType)
+        ? `its HTML embeds no ${MANIFEST_FILE} (<script type="text/plain" data-file="${MANIFEST_FILE}">)`
+        : `it is ${version.contentType}, not an HTML app`;
+      throw new AppError(
+        400,
+        'app_manifest_absent',
+        `version ${version.version} declares no app manifest: ${why}`,
+      );
+    }
+    const manifest = found.declared;
+    const tenant = this.repos.tenant(ctx.organizationId);
+    const tables = await Promise.all(manifest.tables.map((t) => tenant.tables.getByName(t.table)));
+    const missingTables = manifest.tables.filter((_, i) => !tables[i]).map((t) => t.table);
+    const missingWorkflows = manifest.workflows.length
+      ? await this.workflows.findUnrunnable(ctx.organizationId, manifest.workflows)
+      : [];
+    if (missingTables.length || missingWorkflows.length) {
+      const parts = [
+        missingTables.length ? `tables that do not exist: ${missingTables.join(', ')}` : '',
+        missingWorkflows.length
+          ? `workflows that do not exist or cannot run: ${missingWorkflows.join(', ')}`
+          : '',
+      ].filter(Boolean);
+      throw new AppError(
+        400,
+        'app_manifest_unresolved',
+        `the manifest cannot be approved; it declares ${parts.join('; ')}`,
+        { missingTables, missingWorkflows },
+      );
+    }
+    const approval = await tenant.appApprovals.put({
+      versionId: version.versionId,
+      artifactId: artifact._id,
+      manifestWorkflows: manifest.workflows,
+      manifestTables: manifest.tables,
+      manifestSha256: found.declaredSha256,
+      workflowBindings: manifest.workflows.map((workflow) => ({ workflow, workflowId: workflow })),
+      approvedBy: ctx.userId,
+      approvedAt: new Date(),
+    });
+    return toApprovalView(approval);
+  }
+}

@@ -1,0 +1,191 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { createApp } from '@api/app';
+import { manifestSha256 } from '@lib/artifacts/app-manifest';
+import type { WorkflowCatalog, WorkflowStartRequest } from '@lib/artifacts/workflow-catalog';
+import { createServices } from '@lib/services';
+import { testEnv, type TestEnv } from './helpers/env';
+import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { appHtml, publish, tableWithRows, uploadArtifact } from './helpers/artifacts';
+
+describe('app manifests: what a version declares and its approval', () => {
+  let env: TestEnv;
+  let org: TestOrg;
+  beforeEach(async () => {
+    env = await testEnv();
+    org = await createTestOrg(env, 'Manifest Org');
+  });
+
+  const manifestOf = (artifactId: string, query = '', token = org.chat.token) =>
+    as(env, token).get(org.path(`/artifacts/${artifactId}/app-manifest${query}`));
+  const approve = (artifactId: string, body?: object, token = org.admin.token) =>
+    as(env, token).put(org.path(`/artifacts/${artifactId}/app-manifest`), body);
+
+  it('reads no manifest from a plain page or a file that is not HTML', async () => {
+    for (const fields of [
+      { content: appHtml(null) },
+      { contentType: 'text/plain', content: '<script data-file="service.manifest.ts">{}</script>' },
+    ]) {
+      const a = await uploadArtifact(env, org, org.chat.token, fields);
+      const res = await manifestOf(a.artifactId).expect(200);
+      expect(res.body).to.deep.equal({
+        versionId: a.currentVersion.versionId,
+        declared: null,
+        declaredSha256: null,
+        declaredError: null,
+        approved: null,
+      });
+      const refused = await approve(a.artifactId).expect(400);
+      expect(refused.body.error.code).to.equal('app_manifest_absent');
+    }
+  });
+
+  it('reports an embedded manifest that is not JSON or has the wrong shape, and refuses to approve it', async () => {
+    for (const [body, code] of [
+      ['{ tables: [] }', 'app_manifest_invalid_json'],
+      ['{"tables": [{"table": "t", "access": "everything"}]}', 'app_manifest_invalid_shape'],
+    ] as const) {
+      const a = await uploadArtifact(env, org, org.chat.token, { content: appHtml(body) });
+      const res = await manifestOf(a.artifactId).expect(200);
+      expect(res.body).to.deep.include({
+        declared: null,
+        declaredSha256: null,
+        declaredError: code,
+        approved: null,
+      });
+      const refused = await approve(a.artifactId).expect(400);
+      expect(refused.body.error.code).to.equal(code);
+    }
+  });
+
+  it('refuses a manifest naming tables or workflows that do not exist, naming them', async () => {
+    await tableWithRows(env, org, 'orders', []);
+    const manifest = {
+      workflows: ['chn_reports'],
+      tables: [
+        { table: 'orders', access: 'read' },
+        { table: 'invoices', access: 'write' },
+      ],
+    };
+    const a = await uploadArtifact(env, org, org.chat.token, { content: appHtml(manifest) });
+    const read = await manifestOf(a.artifactId).expect(200);
+    expect(read.body).to.deep.include({
+      declared: manifest,
+      declaredSha256: manifestSha256(manifest as never),
+    });
+    const refused = await approve(a.artifactId).expect(400);
+    expect(refused.body.error).to.deep.include({
+      code: 'app_manifest_unresolved',
+      details: { missingTables: ['invoices'], missingWorkflows: ['chn_reports'] },
+    });
+    expect(refused.body.error.message).to.contain('invoices').and.contain('chn_reports');
+    expect((await manifestOf(a.artifactId).expect(200)).body.approved).to.equal(null);
+  });
+
+  it('approves what the HTML declares (never the body) for apps.manage only; a new version starts unapproved', async () => {
+    await tableWithRows(env, org, 'orders', []);
+    await tableWithRows(env, org, 'notes', []);
+    const manifest = {
+      workflows: [],
+      tables: [
+        { table: 'orders', access: 'read' },
+        { table: 'notes', access: 'write' },
+      ],
+    };
+    const a = await uploadArtifact(env, org, org.chat.token, { content: appHtml(manifest) });
+    const v1 = a.currentVersion.versionId;
+    expect((await approve(a.artifactId, undefined, org.chat.token).expect(403)).body.error.code).to.equal(
+      'forbidden',
+    );
+    // the scope comes from the HTML only: a manifest in the body is not part of the contract
+    await approve(a.artifactId, { manifest: { tables: [{ table: 'secrets', access: 'write' }] } }).expect(
+      400,
+    );
+    const approved = await approve(a.artifactId).expect(200);
+    expect(approved.body).to.deep.include({
+      versionId: v1,
+      artifactId: a.artifactId,
+      organizationId: org.organizationId,
+      manifest,
+      manifestSha256: manifestSha256(manifest as never),
+      workflowBindings: {},
+      approvedBy: org.admin.userId,
+    });
+    expect(approved.body.approvedAt).to.be.a('string');
+    const read = await manifestOf(a.artifactId).expect(200);
+    expect(read.body.approved).to.deep.equal(approved.body);
+    expect(read.body.declaredSha256).to.equal(approved.body.manifestSha256);
+    const listed = await as(env, org.chat.token)
+      .get(org.path(`/artifacts/${a.artifactId}`))
+      .expect(200);
+    expect(listed.body.artifact.currentVersionApproved).to.equal(true);
+    // pinning and unpinning never change approval
+    await as(env, org.chat.token)
+      .put(org.path(`/artifacts/${a.artifactId}/pin`))
+      .expect(200);
+    await as(env, org.chat.token)
+      .delete(org.path(`/artifacts/${a.artifactId}/pin`))
+      .expect(200);
+    expect((await manifestOf(a.artifactId).expect(200)).body.approved).to.deep.equal(approved.body);
+
+    const next = await publish(env, org, org.chat.token, a.artifactId, appHtml(manifest));
+    expect(next.currentVersionApproved).to.equal(false);
+    const current = await manifestOf(a.artifactId).expect(200);
+    expect(current.body).to.deep.include({ versionId: next.currentVersion.versionId, approved: null });
+    expect(current.body.declared).to.deep.equal(manifest);
+    const old = await manifestOf(a.artifactId, `?versionId=${v1}`).expect(200);
+    expect(old.body.approved.versionId).to.equal(v1);
+    // an older version can still be approved by id; the current one stays unapproved
+    await approve(a.artifactId, { versionId: v1 }).expect(200);
+    expect((await manifestOf(a.artifactId).expect(200)).body.approved).to.equal(null);
+    await manifestOf(a.artifactId, '?versionId=ver_none').expect(404);
+    await approve(a.artifactId, { versionId: 'ver_none' }).expect(404);
+  });
+
+  it('binds declared workflows through the workflow catalog and refuses ones it cannot run', async () => {
+    const started: WorkflowStartRequest[] = [];
+    const workflows: WorkflowCatalog = {
+      findUnrunnable: (_org, ids) => Promise.resolve(ids.filter((id) => id !== 'chn_ok')),
+      start: (req) => {
+        started.push(req);
+        return Promise.resolve({ runId: 'run_1' });
+      },
+    };
+    const services = createServices({ ...env.deps, workflows });
+    const app = createApp({ ...env.deps, services, workflows });
+    const put = (artifactId: string) =>
+      request(app)
+        .put(org.path(`/artifacts/${artifactId}/app-manifest`))
+        .set('Authorization', `Bearer ${org.admin.token}`);
+    const bad = await uploadArtifact(env, org, org.admin.token, {
+      content: appHtml({ workflows: ['chn_ok', 'chn_draft'] }),
+    });
+    const refused = await put(bad.artifactId).expect(400);
+    expect(refused.body.error.details).to.deep.equal({ missingTables: [], missingWorkflows: ['chn_draft'] });
+    const good = await uploadArtifact(env, org, org.admin.token, {
+      content: appHtml({ workflows: ['chn_ok'] }),
+    });
+    const approved = await put(good.artifactId).expect(200);
+    expect(approved.body.workflowBindings).to.deep.equal({ chn_ok: 'chn_ok' });
+    expect(approved.body.manifest).to.deep.equal({ workflows: ['chn_ok'], tables: [] });
+    expect(started).to.deep.equal([]);
+  });
+
+  it('keeps manifests inside the organization', async () => {
+    const a = await uploadArtifact(env, org, org.admin.token, { content: appHtml({ tables: [] }) });
+    const other = await createTestOrg(env, 'Other Org');
+    await as(env, other.owner.token)
+      .get(other.path(`/artifacts/${a.artifactId}/app-manifest`))
+      .expect(404);
+    await as(env, other.owner.token)
+      .put(other.path(`/artifacts/${a.artifactId}/app-manifest`))
+      .expect(404);
+    await as(env, other.owner.token)
+      .get(org.path(`/artifacts/${a.artifactId}/app-manifest`))
+      .expect(401);
+    await as(env, other.owner.token)
+      .put(org.path(`/artifacts/${a.artifactId}/app-manifest`))
+      .expect(401);
+    expect((await manifestOf(a.artifactId, '', org.admin.token).expect(200)).body.approved).to.equal(null);
+  });
+});

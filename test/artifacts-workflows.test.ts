@@ -1,0 +1,198 @@
+import { expect } from 'chai';
+import type { ChatRequest } from './helpers/llm';
+import { useWorkerAndOrg } from './helpers/worker';
+import { as, addMember, createTestOrg } from './helpers/org';
+import { download, publish, uploadArtifact } from './helpers/artifacts';
+import { createKb, search, settled } from './helpers/kb';
+import { eventually } from './helpers/wait';
+
+const toolResults = (body: ChatRequest) => body.messages.filter((m) => m.role === 'tool');
+
+describe('artifacts with the worker: agent tools in turns, sending to a knowledge base', function () {
+  this.timeout(120_000);
+  const suite = useWorkerAndOrg('Artifact Workflows Org');
+
+  it('lets an agent create and update an artifact in a conversation turn; the conversation’s creator owns it', async () => {
+    const { env, org } = suite;
+    // every member may use every agent
+    await as(env, org.owner.token)
+      .post(org.path('/groups'), {
+        name: 'All',
+        description: 'all agents',
+        isDefault: true,
+        fullAccess: true,
+      })
+      .expect(201);
+    const model = `artifact-tools-${org.organizationId}`;
+    const agent = await as(env, org.admin.token)
+      .post(org.path('/agents'), { name: 'Writer', description: 'd', instructions: 'Write plans.', model })
+      .expect(201);
+    const agentId = agent.body.id as string;
+    for (const toolCode of ['create_artifact', 'update_artifact'])
+      await as(env, org.admin.token)
+        .post(org.path(`/agents/${agentId}/tools`), { toolCode })
+        .expect(201);
+
+    env.llm.on({ model }, (body) => {
+      const results = toolResults(body);
+      if (results.length === 0)
+        return {
+          toolCalls: [
+            {
+              name: 'create_artifact',
+              arguments: { name: 'Plan', contentType: 'text/markdown', content: '# plan v1' },
+            },
+          ],
+        };
+      if (results.length === 1) {
+        const created = JSON.parse(results[0]!.content as string) as { artifactId: string };
+        return {
+          toolCalls: [
+            { name: 'update_artifact', arguments: { artifactId: created.artifactId, content: '# plan v2' } },
+          ],
+        };
+      }
+      return { content: `done: ${results[1]!.content as string}` };
+    });
+    const started = await as(env, org.chat.token)
+      .post(org.path('/conversations'), { agentId, message: 'Write me a plan' })
+      .expect(201);
+    const conversationId = started.body.conversationId as string;
+    const reply = await eventually(async () => {
+      const conv = await as(env, org.chat.token).get(org.path(`/conversations/${conversationId}`));
+      const messages = conv.body.messages as
+        Array<{ role: string; content: Array<{ text: string }> }> | undefined;
+      return messages?.find((m) => m.role === 'assistant');
+    }, 60_000);
+    expect(reply.content[0]!.text).to.match(/^done: .*"version":2/);
+    // the model saw both tools
+    const request = env.llm.chatRequests.find((r) => r.model === model)!;
+    const names = request.tools?.map((t) => (t as { function: { name: string } }).function.name);
+    expect(names).to.include.members(['create_artifact', 'update_artifact']);
+
+    const listed = await as(env, org.chat.token)
+      .get(org.path(`/artifacts?conversationId=${conversationId}`))
+      .expect(200);
+    expect(listed.body.items).to.have.length(1);
+    const artifact = listed.body.items[0];
+    expect(artifact).to.deep.include({
+      name: 'Plan',
+      scope: 'conversation',
+      source: 'conversation',
+      conversationId,
+      creatorUserId: org.chat.userId,
+      versionCount: 2,
+      contentType: 'text/markdown',
+    });
+    expect(artifact.currentVersion).to.deep.include({ agentId, createdBy: org.chat.userId, version: 2 });
+    expect((await download(env, org, org.chat.token, artifact.artifactId as string)).text).to.equal(
+      '# plan v2',
+    );
+    const stranger = await addMember(env, org.organizationId, 'chat', 'Stranger');
+    await as(env, stranger.token)
+      .get(org.path(`/artifacts/${artifact.artifactId}`))
+      .expect(404);
+  });
+
+  it('writes once per tool call (a retried activity finds its artifact and version) and only in its conversation', async () => {
+    const { env, org } = suite;
+    const tenant = env.deps.repos.tenant(org.organizationId);
+    const conversation = async (requestId: string) =>
+      tenant.conversations.createForRequest(requestId, {
+        agentId: 'default-assistant',
+        title: 't',
+        creatorUserId: org.chat.userId,
+        isBrowserTask: false,
+      });
+    const first = await conversation('req-a');
+    const second = await conversation('req-b');
+    const call = (conversationId: string, toolCallId: string) => ({
+      organizationId: org.organizationId,
+      agentId: 'default-assistant',
+      conversationId,
+      userId: org.chat.userId,
+      requestId: 'req-a',
+      toolCallId,
+    });
+    const tools = env.deps.services.conversationArtifacts;
+    const args = { name: 'Doc', contentType: 'text/plain', content: 'one' };
+    const made = await tools.create(call(first._id, 'c1'), args);
+    expect(await tools.create(call(first._id, 'c1'), args)).to.deep.equal(made);
+    const updated = await tools.update(call(first._id, 'c2'), {
+      artifactId: made.artifactId,
+      content: 'two',
+    });
+    expect(
+      await tools.update(call(first._id, 'c2'), { artifactId: made.artifactId, content: 'two' }),
+    ).to.deep.equal(updated);
+    expect(updated.version).to.equal(2);
+    const stored = await tenant.artifacts.get(made.artifactId);
+    expect(stored?.versionCount).to.equal(2);
+    await tools.update(call(second._id, 'c3'), { artifactId: made.artifactId, content: 'x' }).then(
+      () => expect.fail('an artifact of another conversation was updated'),
+      (err: { status?: number }) => expect(err.status).to.equal(404),
+    );
+    await tools.create(call('cnv_missing', 'c4'), args).then(
+      () => expect.fail('an artifact was written into a conversation that does not exist'),
+      (err: { status?: number }) => expect(err.status).to.equal(404),
+    );
+  });
+
+  it('sends a version to a knowledge base, where it is ingested like an upload and found by search', async () => {
+    const { env, org } = suite;
+    const kb = await createKb(env, org, { title: 'Notes' });
+    const a = await uploadArtifact(env, org, org.admin.token, {
+      name: 'Lease notes',
+      contentType: 'text/markdown',
+      content: '# Lease\n\nThe rent is paid on the first day of every month.',
+    });
+    await publish(env, org, org.admin.token, a.artifactId, '# Draft\n\nNothing to see.', 'text/markdown');
+    const sent = await as(env, org.admin.token)
+      .post(org.path(`/artifacts/${a.artifactId}/send-to-knowledge-base`), {
+        knowledgeBaseId: kb,
+        versionId: a.currentVersion.versionId,
+      })
+      .expect(201);
+    expect(sent.body).to.deep.include({
+      knowledgeBaseId: kb,
+      fileName: 'Lease_notes.md',
+      contentType: 'text/markdown',
+      status: 'ENQUEUED',
+      creatorUserId: org.admin.userId,
+    });
+    const file = await settled(env, org, kb, sent.body.fileId as string);
+    expect(file.status, file.statusMessage ?? '').to.equal('READY');
+    const hits = await search(env, org, kb, 'when is the rent paid');
+    expect(hits[0]).to.deep.include({ fileName: 'Lease_notes.md' });
+    expect(hits[0]!.text).to.contain('first day of every month');
+
+    // the knowledge base's own rules: a chat member may not add to an organization knowledge base
+    await as(env, org.admin.token)
+      .put(org.path(`/artifacts/${a.artifactId}/share`), { userIds: [org.chat.userId] })
+      .expect(200);
+    const refused = await as(env, org.chat.token)
+      .post(org.path(`/artifacts/${a.artifactId}/send-to-knowledge-base`), { knowledgeBaseId: kb })
+      .expect(403);
+    expect(refused.body.error.message).to.contain('knowledge base');
+    const binary = await uploadArtifact(env, org, org.admin.token, {
+      name: 'blob',
+      contentType: 'application/octet-stream',
+      contentBase64: 'AAEC',
+    });
+    const unsupported = await as(env, org.admin.token)
+      .post(org.path(`/artifacts/${binary.artifactId}/send-to-knowledge-base`), { knowledgeBaseId: kb })
+      .expect(400);
+    expect(unsupported.body.error.message).to.contain('unsupported file type');
+    await as(env, org.admin.token)
+      .post(org.path(`/artifacts/${a.artifactId}/send-to-knowledge-base`), { knowledgeBaseId: 'kb_missing' })
+      .expect(404);
+    const other = await createTestOrg(env, 'Other KB Org');
+    const theirs = await createKb(env, other);
+    await as(env, org.admin.token)
+      .post(org.path(`/artifacts/${a.artifactId}/send-to-knowledge-base`), { knowledgeBaseId: theirs })
+      .expect(404);
+    await as(env, other.admin.token)
+      .post(other.path(`/artifacts/${a.artifactId}/send-to-knowledge-base`), { knowledgeBaseId: theirs })
+      .expect(404);
+  });
+});

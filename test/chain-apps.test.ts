@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import { createRunnableChain, finished } from './helpers/chains';
+import { appHtml, uploadArtifact } from './helpers/artifacts';
+import { as } from './helpers/org';
+import { useWorkerAndOrg } from './helpers/worker';
+
+describe('apps run action chains (the workflows their manifests declare)', function () {
+  this.timeout(120_000);
+  const suite = useWorkerAndOrg('Chain Apps Org');
+
+  it('approves only runnable chains and starts one run per app request', async () => {
+    const { env, org } = suite;
+    const chain = await createRunnableChain(env, org, [
+      {
+        stepOrder: 1,
+        instructions: 'Double {{input.n}}',
+        outputSchema: { type: 'object', properties: { twice: { type: 'number' } } },
+      },
+    ]);
+    chain.answer({ content: '{"twice": 2}' });
+    const idle = await createRunnableChain(env, org, [{ stepOrder: 1, enabled: false }]);
+    const admin = as(env, org.admin.token);
+
+    const unrunnable = await uploadArtifact(env, org, org.chat.token, {
+      content: appHtml({ workflows: [chain.chainId, idle.chainId, 'chn_missing'], tables: [] }),
+    });
+    const refused = await admin.put(org.path(`/artifacts/${unrunnable.artifactId}/app-manifest`)).expect(400);
+    expect(refused.body.error.details.missingWorkflows).to.deep.equal([idle.chainId, 'chn_missing']);
+
+    const good = await uploadArtifact(env, org, org.chat.token, {
+      content: appHtml({ workflows: [chain.chainId], tables: [] }),
+    });
+    await as(env, org.chat.token)
+      .put(org.path(`/artifacts/${good.artifactId}/pin`))
+      .expect(200);
+    const approved = await admin.put(org.path(`/artifacts/${good.artifactId}/app-manifest`)).expect(200);
+    expect(approved.body.workflowBindings).to.deep.equal({ [chain.chainId]: chain.chainId });
+    const opened = await as(env, org.chat.token)
+      .post(org.path(`/artifacts/${good.artifactId}/app-session`))
+      .expect(201);
+    const token = new URL(opened.body.url as string).searchParams.get('session')!;
+    const runs = org.path(`/artifacts/${good.artifactId}/app/workflows/${chain.chainId}/runs`);
+    const start = () =>
+      as(env, token)
+        .post(runs, { input: { n: 1 }, requestId: 'req-1' })
+        .expect(202);
+    const first = await start();
+    const again = await start();
+    expect(again.body.runId).to.equal(first.body.runId);
+    const run = await finished(env, org, chain.chainId, first.body.runId as string);
+    expect(run.status).to.equal('success');
+    expect(run.state).to.deep.equal({ input: { n: 1 }, twice: 2 });
+    const listed = await admin.get(org.path(`/chains/${chain.chainId}/runs`)).expect(200);
+    expect(listed.body.items.map((r: { triggerType: string }) => r.triggerType)).to.deep.equal(['app']);
+  });
+});
