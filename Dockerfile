@@ -28,5 +28,6 @@ COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY package.json openapi.yaml ./
 USER node
-EXPOSE 3000
+# 2525: inbound SMTP for agents (when INBOUND_SMTP_PORT=2525)
+EXPOSE 3000 2525
 CMD ["node", "--enable-source-maps", "dist/api/server.js"]

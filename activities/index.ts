@@ -1,5 +1,6 @@
 import type { Deps } from '@lib/deps';
 import { createCallbackActivities } from './callbacks';
+import { createEmailActivities } from './email-agents';
 import { createTurnActivities } from './conversations';
 import { createToolActivities } from './tools';
 import { createUserActivities } from './users';
@@ -44,6 +45,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createToolActivities({
       repos: deps.repos,
       tables: deps.services.tables,
+      taskPlans: deps.services.taskPlans,
       artifacts: deps.services.conversationArtifacts,
       knowledge: deps.services.kbSearch,
       outbound: deps.outbound,
@@ -60,12 +62,22 @@ export function createActivities(deps: ActivityDeps) {
       kb: deps.config.kb,
     }),
     ...createMaintenanceActivities(deps),
+    ...createEmailActivities({
+      repos: deps.repos,
+      access: deps.services.access,
+      objects: deps.objects,
+      kbFiles: deps.services.kbFiles,
+      maxBytes: deps.config.inboundEmail.maxBytes,
+      mailer: deps.mailer,
+      logger: logger('email-agents'),
+    }),
     ...createChainActivities({
       repos: deps.repos,
       llm: deps.llm,
       logger: logger('chains'),
       chains: deps.config.chains,
       runs: deps.services.chainRuns,
+      taskPlans: deps.services.taskPlans,
       credits: deps.services.credits,
       artifacts: deps.services.conversationArtifacts,
       tables: deps.services.tables,

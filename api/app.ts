@@ -23,6 +23,7 @@ import { groupsHandlers } from './routes/groups';
 import { knowledgeBasesHandlers } from './routes/knowledge-bases';
 import { organizationHandlers } from './routes/organization';
 import { tablesBatchBodyParser, tablesHandlers } from './routes/tables';
+import { taskPlansHandlers } from './routes/task-plans';
 import { toolsHandlers } from './routes/tools';
 import { usersHandlers } from './routes/users';
 import { appSessionAuthHandler, bearerAuthHandler } from './security';
@@ -81,6 +82,7 @@ export function createApp(deps: Deps): Express {
     ...assumeRoleHandlers(deps),
     ...tablesHandlers(deps),
     ...conversationsHandlers(deps),
+    ...taskPlansHandlers(deps),
     ...agentsHandlers(deps),
     ...toolsHandlers(deps),
     ...knowledgeBasesHandlers(deps),

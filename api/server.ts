@@ -1,5 +1,6 @@
 import { loadConfig } from '@lib/config';
 import { closeDeps, createDeps } from '@lib/deps';
+import { startInboundMail } from '@lib/email-agents/listen';
 import { createLogger } from '@lib/logger';
 import { createApp, createHttpServer } from './app';
 import { attachRealtime } from './realtime';
@@ -11,10 +12,13 @@ async function main() {
   const server = createHttpServer(createApp(deps));
   const realtime = attachRealtime(server, deps);
   server.listen(config.port, () => logger.info({ port: config.port }, 'api listening'));
+  // Inbound mail for agents' addresses, when INBOUND_SMTP_PORT is set (README "Email-driven agents").
+  const mail = config.inboundEmail.port === undefined ? undefined : await startInboundMail(deps);
+  if (mail) logger.info({ port: mail.port }, 'inbound SMTP listening');
   const shutdown = () => {
     logger.info('api shutting down');
-    void realtime
-      .close()
+    void Promise.resolve(mail?.close())
+      .then(() => realtime.close())
       .then(() => closeDeps(deps))
       .then(() => process.exit(0));
     setTimeout(() => process.exit(0), 10_000).unref();

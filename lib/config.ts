@@ -56,6 +56,18 @@ const schema = z.object({
 
   SMTP_URL: z.string().min(1).default('smtp://127.0.0.1:2525'),
   MAIL_FROM: z.string().min(3).default('Agent Workspace <no-reply@agent-workspace.local>'),
+  /** The inbound SMTP listener for agents' addresses: the API process listens on this port when it is set. */
+  INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  INBOUND_SMTP_HOST: z.string().min(1).default('127.0.0.1'),
+  /** The largest inbound message accepted (bytes; SIZE is advertised, larger ones are refused with 552). */
+  INBOUND_EMAIL_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(25 * 1024 * 1024),
+  /** PEM files for STARTTLS on the listener (both or neither). */
+  INBOUND_SMTP_TLS_KEY_FILE: z.string().optional(),
+  INBOUND_SMTP_TLS_CERT_FILE: z.string().optional(),
 
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters'),
   JWT_ISSUER: z.string().default('agent-workspace'),
@@ -146,6 +158,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     throw new Error(`invalid configuration: ${problems}`);
   }
   const c = parsed.data;
+  if (Boolean(c.INBOUND_SMTP_TLS_KEY_FILE) !== Boolean(c.INBOUND_SMTP_TLS_CERT_FILE)) {
+    throw new Error(
+      'invalid configuration: INBOUND_SMTP_TLS_KEY_FILE and INBOUND_SMTP_TLS_CERT_FILE go together',
+    );
+  }
   if (c.OIDC_ISSUER && !c.OIDC_AUDIENCE) {
     // Without an audience, a token the issuer minted for any other application would sign in here.
     throw new Error('invalid configuration: OIDC_AUDIENCE is required when OIDC_ISSUER is set');
@@ -182,6 +199,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     vectors: vectorSettings(c),
     redisUrl: c.REDIS_URL,
     mail: { smtpUrl: c.SMTP_URL, from: c.MAIL_FROM },
+    inboundEmail: {
+      port: c.INBOUND_SMTP_PORT,
+      host: c.INBOUND_SMTP_HOST,
+      maxBytes: c.INBOUND_EMAIL_MAX_BYTES,
+      tls: c.INBOUND_SMTP_TLS_KEY_FILE
+        ? { keyFile: c.INBOUND_SMTP_TLS_KEY_FILE, certFile: c.INBOUND_SMTP_TLS_CERT_FILE! }
+        : undefined,
+    },
     auth: {
       jwtSecret: c.JWT_SECRET,
       issuer: c.JWT_ISSUER,

@@ -46,6 +46,10 @@ import { kbFileModel } from '@lib/knowledge-bases/kb-file.schema';
 import { KbFilesRepository } from '@lib/knowledge-bases/kb-files.repository';
 import { knowledgeBaseModel } from '@lib/knowledge-bases/knowledge-base.schema';
 import { KnowledgeBasesRepository } from '@lib/knowledge-bases/knowledge-bases.repository';
+import { taskPlanModel } from '@lib/task-plans/task-plan.schema';
+import { emailMessageModel } from '@lib/email-agents/email-message.schema';
+import { EmailMessagesRepository } from '@lib/email-agents/email-messages.repository';
+import { TaskPlansRepository } from '@lib/task-plans/task-plans.repository';
 import { creditAccountModel } from '@lib/credits/credit-account.schema';
 import { CreditAccountRepository } from '@lib/credits/credit-accounts.repository';
 import { creditGrantModel } from '@lib/credits/credit-grant.schema';
@@ -74,6 +78,8 @@ export const MODELS: readonly ModelDef[] = [
   kbChunkModel,
   etlRuleModel,
   agentKbAttachmentModel,
+  taskPlanModel,
+  emailMessageModel,
   chainModel,
   stepModel,
   stepAttachmentModel,
@@ -138,6 +144,12 @@ export class TenantRepositories {
   }
   get agentKnowledgeBases() {
     return new AgentKbAttachmentsRepository(this.db, this.organizationId);
+  }
+  get emailMessages() {
+    return new EmailMessagesRepository(this.db, this.organizationId);
+  }
+  get taskPlans() {
+    return new TaskPlansRepository(this.db, this.organizationId);
   }
   get chains() {
     return new ChainsRepository(this.db, this.organizationId);

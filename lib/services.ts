@@ -32,6 +32,7 @@ import { KbSearchService } from '@lib/knowledge-bases/kb-search.service';
 import { KnowledgeBasesService } from '@lib/knowledge-bases/knowledge-bases.service';
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import type { VectorStore } from '@lib/vectors/vector-store';
+import { TaskPlansService } from '@lib/task-plans/task-plans.service';
 import { ChainAttachmentsService } from '@lib/chains/chain-attachments.service';
 import { ChainRunsService } from '@lib/chains/chain-runs.service';
 import { ChainsService } from '@lib/chains/chains.service';
@@ -66,6 +67,13 @@ export function createServices(deps: ServiceDeps) {
   const access = new AgentAccess(repos);
   const agents = new AgentsService(repos, access);
   const kbAccess = new KbAccess(repos, access);
+  const conversations = new ConversationsService(
+    repos,
+    temporal,
+    access,
+    outbound,
+    config.maxConcurrentTurnsPerOrg,
+  );
   const chains = new ChainsService(repos);
   const chainRuns = new ChainRunsService(repos, temporal, chains);
   const workflows = deps.workflows ?? new ChainWorkflowCatalog(repos, chainRuns);
@@ -86,13 +94,8 @@ export function createServices(deps: ServiceDeps) {
     agents,
     agentLinks: new AgentLinksService(repos, agents),
     agentTools: new AgentToolsService(repos, agents),
-    conversations: new ConversationsService(
-      repos,
-      temporal,
-      access,
-      outbound,
-      config.maxConcurrentTurnsPerOrg,
-    ),
+    conversations,
+    taskPlans: new TaskPlansService(repos, conversations, temporal, realtime),
     tables,
     knowledgeBases: new KnowledgeBasesService(
       repos,

@@ -19,6 +19,7 @@ const PORTS = {
     weedAdmin: 23646,
     redis: 6379,
     smtp: 2525,
+    inboundSmtp: 2526,
   },
   test: {
     mongo: 27117,
@@ -31,6 +32,7 @@ const PORTS = {
     weedAdmin: 23746,
     redis: 6479,
     smtp: 2625,
+    inboundSmtp: 2626,
   },
 };
 
@@ -264,6 +266,10 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
         ),
       );
     }
+
+    // The API takes agents' inbound mail on loopback (its own listener, not a separate server); the sink above
+    // receives their replies.
+    if (mailSink) out.INBOUND_SMTP_PORT = env.INBOUND_SMTP_PORT ?? String(ports.inboundSmtp);
 
     out.JWT_SECRET = env.JWT_SECRET ?? secrets.jwtSecret;
     await Promise.all(tasks);

@@ -64,5 +64,6 @@ Agent Workspace Service is running
   API docs:    ${base}/docs   (contract: ${base}/openapi.yaml)
   Temporal UI: ${stack.env.TEMPORAL_UI_URL ?? '(external Temporal: see your cluster UI)'}
   Mail sink:   ${stack.env.SMTP_URL ? join(dataDir, 'mail') : '(external SMTP)'}
+  Agent mail:  smtp://127.0.0.1:${stack.env.INBOUND_SMTP_PORT} (inbound SMTP for agents' emailAddress)
 Credentials: npm run --silent cli -- bootstrap --org-name ACME --email you@example.com --name "Your Name"
 Press Ctrl+C to stop.`);

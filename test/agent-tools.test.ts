@@ -56,6 +56,7 @@ describe('agent server tools', () => {
     createToolActivities({
       repos: env.deps.repos,
       tables: env.deps.services.tables,
+      taskPlans: env.deps.services.taskPlans,
       artifacts: env.deps.services.conversationArtifacts,
       knowledge: env.deps.services.kbSearch,
       outbound: createOutboundClient({ allowPrivate, resolve }),

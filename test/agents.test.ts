@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { testEnv, type TestEnv } from './helpers/env';
+import { createKb } from './helpers/kb';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
 
 const base = { name: 'Helper', description: 'Helps', instructions: 'Be helpful.', model: 'gpt-4o-mini' };
@@ -43,7 +44,7 @@ describe('agents', () => {
     const email = {
       emailAddress: `Leasing-${Date.now()}@Agents.example.com`,
       emailFilters: 'all',
-      emailAttachmentsToKnowledgeBaseId: 'kb_1',
+      emailAttachmentsToKnowledgeBaseId: await createKb(env, org),
       emailAttachmentsFileTypeFilter: '.PDF, docx',
       emailCcTo: 'a@example.com , b@example.org',
       emailBccTo: 'c@example.com',
@@ -109,6 +110,13 @@ describe('agents', () => {
     await bad({ emailCcTo: 'ok@example.com, broken@' }, "emailCcTo: 'broken@' is not an email address");
     await bad({ emailBccTo: 'ok@example.com,,x@example.com' }, 'emailBccTo: entry 2 is empty');
     await bad({ emailAttachmentsFileTypeFilter: 'pdf, tar.gz' }, "'tar.gz' is not a file extension");
+    // Attachments go into a knowledge base of this organization, never another's or none.
+    const elsewhere = await createKb(env, await createTestOrg(env, 'KB Elsewhere'));
+    for (const kb of ['kb_nope', elsewhere])
+      await bad(
+        { emailAttachmentsToKnowledgeBaseId: kb },
+        `emailAttachmentsToKnowledgeBaseId: there is no knowledge base ${kb} in this organization`,
+      );
     await bad({ model: '' }, 'model');
     await bad({ extra: true }, 'must NOT have additional properties');
     for (const field of ['name', 'description', 'instructions', 'model']) {

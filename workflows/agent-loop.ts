@@ -26,6 +26,8 @@ const PATCHES = {
   agentCallIdFromParent: 'agent-call-id-from-parent',
 };
 export const MAX_AGENT_DEPTH = 3;
+/** The reply of a turn stopped by a cancelled task plan. */
+export const STOPPED_REPLY = 'Stopped: the task plan was cancelled.';
 
 export interface AgentLoopOptions {
   organizationId: string;
@@ -35,6 +37,8 @@ export interface AgentLoopOptions {
   /** where events go; absent for agents called by other agents */
   target?: EventTarget;
   waitForFrontend?: (call: ChatToolCall) => Promise<string>;
+  /** Asked before every model call: true ends the loop there, after the task under way (a cancelled plan). */
+  shouldStop?: () => boolean;
 }
 
 export function failureReason(err: unknown): string {
@@ -90,6 +94,7 @@ export async function runAgentLoop(setup: AgentLoopSetup, opts: AgentLoopOptions
   };
 
   for (let round = 0; ; round++) {
+    if (opts.shouldStop?.()) return STOPPED_REPLY;
     const out = await model.callModel({
       ...setup,
       tools: round < MAX_TOOL_ROUNDS ? setup.tools : [],

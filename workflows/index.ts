@@ -5,5 +5,6 @@ export * from './agent-call';
 export * from './ingest-file';
 export * from './purge-knowledge';
 export * from './copy-knowledge-base';
+export * from './inbound-email';
 export * from './chain-run';
 export * from './chain-fan-out';

@@ -1,5 +1,6 @@
 import { condition, patched, setHandler } from '@temporalio/workflow';
 import {
+  cancelTaskPlanSignal,
   frontendToolResultSignal,
   type ChatToolCall,
   type EventTarget,
@@ -16,6 +17,8 @@ export const FRONTEND_TOOL_TIMEOUT = '5 minutes';
 const PATCHES = {
   /** A turn whose setup fails for good (agent or conversation deleted) ends with an error reply. */
   setupFailureReply: 'turn-setup-failure-reply',
+  /** A cancelled task plan stops the turn after its current task. */
+  taskPlanCancel: 'turn-task-plan-cancel',
 };
 
 /**
@@ -27,6 +30,13 @@ export async function agentTurnWorkflow(input: TurnInput): Promise<TurnResult> {
   setHandler(frontendToolResultSignal, ({ toolCallId, result }) => {
     frontendResults.set(toolCallId, result);
   });
+  // A cancel of a plan this turn works on: the loop stops before its next model call. Behind a patch, since a
+  // turn that got this signal under older code went on.
+  let cancelRequested = false;
+  setHandler(cancelTaskPlanSignal, () => {
+    cancelRequested = true;
+  });
+  const shouldStop = () => cancelRequested && patched(PATCHES.taskPlanCancel);
   const waitForFrontend = async (call: ChatToolCall): Promise<string> => {
     const arrived = await condition(() => frontendResults.has(call.id), FRONTEND_TOOL_TIMEOUT);
     const result = arrived
@@ -60,6 +70,7 @@ export async function agentTurnWorkflow(input: TurnInput): Promise<TurnResult> {
         depth: 0,
         target,
         waitForFrontend,
+        shouldStop,
       });
     } catch (err) {
       status = 'error';

@@ -1,5 +1,5 @@
 import type { RequestContext } from '@lib/auth/context';
-import { conflict, forbidden, notFound } from '@lib/errors';
+import { badRequest, conflict, forbidden, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
 import type { Repositories, TenantRepositories } from '@lib/repositories';
@@ -32,6 +32,7 @@ export class AgentsService {
       tenant.agentLinks,
       tenant.groupAgents,
       tenant.agentKnowledgeBases,
+      tenant.emailMessages,
       tenant.chainAttachments,
     ];
   }
@@ -76,6 +77,7 @@ export class AgentsService {
   async create(ctx: RequestContext, body: AgentBody) {
     const agentId = newId('agt');
     const fields = agentFieldsFromBody(body);
+    await this.checkAttachmentsKnowledgeBase(ctx, fields.emailAttachmentsToKnowledgeBaseId);
     await this.claimEmailAddress(ctx, agentId, fields.emailAddress);
     try {
       return toAgentView(await this.repo(ctx).create(agentId, { ...fields, creatorUserId: ctx.userId }));
@@ -89,6 +91,7 @@ export class AgentsService {
   async update(ctx: RequestContext, agentId: string, body: AgentBody) {
     const before = await this.manageable(ctx, agentId);
     const fields = agentFieldsFromBody(body);
+    await this.checkAttachmentsKnowledgeBase(ctx, fields.emailAttachmentsToKnowledgeBaseId);
     await this.claimEmailAddress(ctx, agentId, fields.emailAddress);
     const agent = await this.repo(ctx).update(agentId, fields);
     if (!agent) throw notFound('agent');
@@ -121,6 +124,18 @@ export class AgentsService {
     }
     if (!(await this.repo(ctx).update(agentId, { visibility }))) throw notFound('agent');
     return { organizationId: ctx.organizationId, agentId, visibility };
+  }
+
+  /** Mail attachments go into a knowledge base of the agent's own organization. */
+  private async checkAttachmentsKnowledgeBase(
+    ctx: RequestContext,
+    knowledgeBaseId: string | null | undefined,
+  ) {
+    if (!knowledgeBaseId) return;
+    if (!(await this.repos.tenant(ctx.organizationId).knowledgeBases.get(knowledgeBaseId)))
+      throw badRequest(
+        `emailAttachmentsToKnowledgeBaseId: there is no knowledge base ${knowledgeBaseId} in this organization`,
+      );
   }
 
   /**

@@ -139,6 +139,11 @@ export class ConversationsRepository extends TenantRepository {
     return newest.reverse();
   }
 
+  /** The message a turn wrote in this role, or null. */
+  message(conversationId: string, requestId: string, role: 'user' | 'assistant') {
+    return this.findOwned(this.messageModel, messageDocId(conversationId, requestId, role));
+  }
+
   async hasTurn(conversationId: string, requestId: string): Promise<boolean> {
     return (
       (await this.findOwned(this.messageModel, messageDocId(conversationId, requestId, 'user'))) !== null

@@ -209,6 +209,7 @@ export class ConversationsService {
   async remove(ctx: RequestContext, id: string) {
     await this.load(ctx, id);
     await this.repo(ctx).remove(id);
+    await this.repos.tenant(ctx.organizationId).taskPlans.removeForConversation(id);
     return { organizationId: ctx.organizationId, conversationId: id };
   }
 

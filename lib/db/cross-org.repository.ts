@@ -52,6 +52,11 @@ export class CrossOrgRepository {
     }
   }
 
+  /** Who holds an inbound address (organization and agentDocId), or null: routes inbound mail by primary key. */
+  findAgentEmailCrossOrg(address: string) {
+    return this.db.model(agentEmailModel).findById(address.toLowerCase()).lean<AgentEmailDoc>();
+  }
+
   /** Gives an address up, if this agent holds it. */
   async releaseAgentEmailCrossOrg(address: string, agentDocId: string) {
     await this.db.model(agentEmailModel).deleteOne({ _id: address.toLowerCase(), agentDocId });

@@ -3,6 +3,7 @@ import type { RequestContext } from '@lib/auth/context';
 import { badRequest, conflict, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, type PageRequest } from '@lib/paging';
+import { findOrCreate } from '@lib/db/duplicate-key';
 import type { Repositories } from '@lib/repositories';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
 import type { KbAccess } from './kb-access';
@@ -14,6 +15,7 @@ import {
   UPLOAD_WAIT_MS,
   type ObjectStore,
 } from './object-store';
+import { lookup } from 'mime-types';
 import { fileExtension, isPlausibleContentType, isSupportedFile, SUPPORTED_EXTENSIONS } from './parsing';
 import type { ParseStrategy } from './parsing/types';
 import { toFileView } from './views';
@@ -112,6 +114,49 @@ export class KbFilesService {
       uploadUrlExpiresAt: inSeconds(UPLOAD_URL_SECONDS),
       ...(downloadLink ? { downloadLink } : {}),
     };
+  }
+
+  /**
+   * A file whose bytes the service holds (a mail attachment), through the same path as an upload: the record
+   * (WAITING-UPLOAD), the bytes in the object store, the ingestion run. The agent's configuration authorises it,
+   * not a member's rights. `fileId` is the caller's deterministic id, so a retry adds nothing twice. Null when the
+   * knowledge base is gone or the file type is not one knowledge bases read.
+   */
+  async addFromBytes(
+    organizationId: string,
+    knowledgeBaseId: string,
+    input: {
+      fileId: string;
+      fileName: string;
+      contentType: string;
+      bytes: Uint8Array;
+      creatorUserId: string;
+    },
+  ): Promise<KbFileDoc | null> {
+    const tenant = this.repos.tenant(organizationId);
+    const fileName = input.fileName.trim();
+    if (!isSupportedFile(fileName) || !(await tenant.knowledgeBases.get(knowledgeBaseId))) return null;
+    // Mail clients often label attachments application/octet-stream or wrongly: the extension decides then.
+    const contentType = isPlausibleContentType(fileName, input.contentType)
+      ? input.contentType
+      : lookup(fileName) || 'application/octet-stream';
+    const key = objectKey(organizationId, knowledgeBaseId, input.fileId, fileName);
+    const { doc: file } = await findOrCreate(
+      () => tenant.kbFiles.getIncludingDeleted(input.fileId),
+      () =>
+        tenant.kbFiles.create(input.fileId, {
+          knowledgeBaseId,
+          fileName,
+          key,
+          contentType,
+          status: 'WAITING-UPLOAD',
+          creatorUserId: input.creatorUserId,
+        }),
+    );
+    if (file.deletedAt) return null;
+    if (!file.uploadedAt) await this.objects.put(file.key, input.bytes, file.contentType);
+    await this.ingest(file);
+    return file;
   }
 
   /**

@@ -49,7 +49,7 @@ export class ObjectStore {
     return getSignedUrl(this.signer, cmd, { expiresIn: opts.expiresIn ?? DOWNLOAD_LINK_SECONDS });
   }
 
-  /** Writes the whole object (small objects the service holds in memory, such as artifact versions). */
+  /** Writes the whole object (objects the service holds in memory: artifact versions, mail and its attachments). */
   async put(key: string, bytes: Uint8Array, contentType: string) {
     await this.s3.send(
       new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType }),

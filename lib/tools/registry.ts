@@ -6,6 +6,7 @@ import { callAgentTool } from './specs/call-agent';
 import { currentTimeTool } from './specs/current-time';
 import { httpRequestTool } from './specs/http-request';
 import { tablesInsertTool, tablesQueryTool } from './specs/tables';
+import { taskPlanTool } from './specs/task-plan';
 import { PATTERN_HINTS, type ToolSpec } from './tool-spec';
 
 /**
@@ -22,6 +23,7 @@ export const TOOLS: readonly ToolSpec[] = [
   currentTimeTool,
   createArtifactTool,
   updateArtifactTool,
+  taskPlanTool,
 ] as readonly ToolSpec[];
 
 const BY_CODE = new Map(TOOLS.map((t) => [t.toolCode, t]));

@@ -1,6 +1,7 @@
 import type { ConversationArtifactsService } from '@lib/artifacts/conversation-artifacts.service';
 import type { OutboundClient } from '@lib/http/outbound';
 import type { TablesService } from '@lib/tables/tables.service';
+import type { TaskPlansService } from '@lib/task-plans/task-plans.service';
 
 /** Who runs a tool call: the organization and the agent that called it, with the attachment's configuration
  * (defaults applied). */
@@ -19,6 +20,7 @@ export interface ToolRunContext<C> {
 export interface ToolRunDeps {
   tables: TablesService;
   outbound: OutboundClient;
+  taskPlans: Pick<TaskPlansService, 'writeFromTool'>;
   artifacts: Pick<ConversationArtifactsService, 'create' | 'update'>;
 }
 

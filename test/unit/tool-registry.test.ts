@@ -32,6 +32,7 @@ describe('the tool registry', () => {
       'current_time',
       'create_artifact',
       'update_artifact',
+      'task_plan',
     ]);
     for (const entry of toolCatalogue()) {
       expect(entry).to.have.all.keys('toolCode', 'name', 'description', 'configSchema');

@@ -69,6 +69,16 @@ export const frontendToolResultSignal = {
   name: 'frontendToolResult',
 } as SignalDefinition<[FrontendToolResult], 'frontendToolResult'>;
 
+/** The user cancelled a task plan this turn works on: the turn stops after its current task. */
+export interface CancelTaskPlan {
+  planId: string;
+}
+
+export const cancelTaskPlanSignal = {
+  type: 'signal',
+  name: 'cancelTaskPlan',
+} as SignalDefinition<[CancelTaskPlan], 'cancelTaskPlan'>;
+
 /** The model settings and context a loop of model calls and tool calls starts from. */
 export interface AgentLoopSetup {
   model: string;

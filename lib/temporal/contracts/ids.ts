@@ -17,6 +17,9 @@ export const workflowIds = {
   purgeKnowledgeBase: (organizationId: string, knowledgeBaseId: string) =>
     `kb-delete-${organizationId}-${knowledgeBaseId}`,
   copyKnowledgeBase: (organizationId: string, messageId: string) => `kb-copy-${organizationId}-${messageId}`,
+  /** One inbound mail for one agent: a redelivered message (same Message-ID) finds its workflow. */
+  inboundEmail: (organizationId: string, agentId: string, messageKey: string) =>
+    `email-${organizationId}-${agentId}-${messageKey}`,
   /** One execution (generation) of a chain run. */
   chainRun: (organizationId: string, runId: string, generation: number) =>
     `chain-run-${organizationId}-${runId}-${generation}`,

@@ -3,6 +3,7 @@
 // including the workflow sandbox.
 export * from './chains';
 export * from './conversations';
+export * from './email';
 export * from './ids';
 export * from './invitation';
 export * from './knowledge-bases';

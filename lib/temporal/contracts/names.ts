@@ -6,6 +6,7 @@ export const WORKFLOWS = {
   ingestFile: 'ingestFileWorkflow',
   purgeKnowledge: 'purgeKnowledgeWorkflow',
   copyKnowledgeBase: 'copyKnowledgeBaseWorkflow',
+  inboundEmail: 'inboundEmailWorkflow',
   chainRun: 'chainRunWorkflow',
   chainFanOut: 'chainFanOutWorkflow',
 } as const;

@@ -1,0 +1,203 @@
+import { createHash } from 'node:crypto';
+import type { InboundEmailInput, InboundEmailIntake } from '@contracts';
+import type { AgentAccess } from '@lib/agents/agent-access';
+import type { AgentDoc } from '@lib/agents/agent.schema';
+import { memberContext } from '@lib/auth/authenticator';
+import type { KbFilesService } from '@lib/knowledge-bases/kb-files.service';
+import type { ObjectStore } from '@lib/knowledge-bases/object-store';
+import { isSupportedFile } from '@lib/knowledge-bases/parsing';
+import type { Logger } from '@lib/logger';
+import type { Repositories, TenantRepositories } from '@lib/repositories';
+import type { MemberDoc } from '@lib/users/member.schema';
+import { attachmentAllowed, automaticMailReason, stripQuotedReply, threadCandidates, titleOf } from './mime';
+import { parseMail, type InboundMail } from './parse-mail';
+
+/** What a user message may hold (the limit of a chat message). */
+const MAX_MESSAGE_CHARS = 100_000;
+
+export interface InboundEmailDeps {
+  repos: Repositories;
+  access: Pick<AgentAccess, 'canAccessAgent'>;
+  objects: Pick<ObjectStore, 'read'>;
+  kbFiles: Pick<KbFilesService, 'addFromBytes'>;
+  maxBytes: number;
+  logger: Logger;
+}
+
+/** The requestId of the turn that answers a mail: fixed per mail, so the turn runs once. */
+export const emailRequestId = (messageKey: string) => `email-${messageKey.slice(0, 32)}`;
+
+/** The attachments of a mail that go into the agent's knowledge base (in order), and those that do not. */
+export function sortAttachments(agent: AgentDoc, mail: InboundMail) {
+  const kept: number[] = [];
+  const refused: string[] = [];
+  mail.attachments.forEach((a, i) => {
+    if (!agent.emailAttachmentsToKnowledgeBaseId) return;
+    if (!attachmentAllowed(a.fileName, agent.emailAttachmentsFileTypeFilter))
+      refused.push(`${a.fileName} (file type not accepted)`);
+    else if (!isSupportedFile(a.fileName)) refused.push(`${a.fileName} (not a format knowledge bases read)`);
+    else kept.push(i);
+  });
+  return { kept, refused };
+}
+
+/**
+ * An inbound mail's way into a conversation (the activities of workflows/inbound-email.ts): who wrote, whether
+ * they may, which conversation it belongs to, and its attachments into the knowledge base.
+ */
+export class InboundEmailService {
+  constructor(private readonly deps: InboundEmailDeps) {}
+
+  private async load(input: InboundEmailInput) {
+    return parseMail(await this.deps.objects.read(input.objectKey, this.deps.maxBytes));
+  }
+
+  /** The member the mail is from, if they may mail this agent; otherwise why not. */
+  private async sender(
+    tenant: TenantRepositories,
+    agent: AgentDoc,
+    address: string | null,
+  ): Promise<{ member: MemberDoc } | { refused: string }> {
+    const account = address ? await this.deps.repos.accounts.findByEmail(address) : null;
+    const member = account ? await tenant.members.get(account._id) : null;
+    if (!member) return { refused: 'the sender is not a member of the organization' };
+    // `all`: every member; any other value (or none): members with access to the agent.
+    if (agent.emailFilters === 'all') return { member };
+    if (await this.deps.access.canAccessAgent(memberContext(member, 'session'), agent.agentId))
+      return { member };
+    return { refused: 'the sender may not use this agent' };
+  }
+
+  /**
+   * Decides what becomes of the mail and, when it is accepted, stores it as the user message of its
+   * conversation (a new one, or the one its thread belongs to). Idempotent for one run; another run with the
+   * same mail (a redelivery) is `duplicate`. Refused and ignored mail gets no reply, so strangers learn nothing
+   * and no backscatter goes to forged senders.
+   */
+  async prepare(input: InboundEmailInput, runId: string): Promise<InboundEmailIntake> {
+    const tenant = this.deps.repos.tenant(input.organizationId);
+    const agent = await tenant.agents.get(input.agentId);
+    if (!agent?.emailAddress) return { status: 'ignored', reason: 'the agent no longer has this address' };
+    const mail = await this.load(input);
+    const { doc, created } = await tenant.emailMessages.claimInbound(input.agentId, input.messageKey, runId, {
+      messageId: mail.messageId,
+      fromAddress: mail.fromAddress,
+      subject: mail.subject,
+      references: [...mail.references, ...(mail.messageId ? [mail.messageId] : [])].slice(-50),
+    });
+    if (!created && doc.runId !== runId)
+      return { status: 'duplicate', reason: 'this message was delivered before' };
+    const kept = sortAttachments(agent, mail);
+    const requestId = emailRequestId(input.messageKey);
+    if (doc.status === 'accepted' && doc.conversationId && doc.requestId) {
+      // A retried attempt of this run: the first one got this far.
+      const userId = (await tenant.conversations.get(doc.conversationId))?.creatorUserId;
+      if (userId)
+        return { ...this.accepted(doc.conversationId, requestId, userId), attachments: kept.kept.length };
+    }
+    const finish = async (status: 'refused' | 'ignored', reason: string) => {
+      await tenant.emailMessages.setInbound(input.agentId, input.messageKey, { status, reason });
+      this.deps.logger.info(
+        {
+          organizationId: input.organizationId,
+          agentId: input.agentId,
+          messageKey: input.messageKey,
+          reason,
+        },
+        `inbound mail ${status}`,
+      );
+      return { status, reason };
+    };
+    const automatic = automaticMailReason(input.envelopeFrom, mail.header);
+    if (automatic) return finish('ignored', automatic);
+    if (mail.fromAddress && (await this.deps.repos.crossOrg.findAgentEmailCrossOrg(mail.fromAddress)))
+      return finish('ignored', 'the sender is an agent (agents do not answer agents by mail)');
+    const sender = await this.sender(tenant, agent, mail.fromAddress);
+    if ('refused' in sender) return finish('refused', sender.refused);
+    const userId = sender.member.userId;
+
+    const threadId = await tenant.emailMessages.conversationOfThread(
+      input.agentId,
+      threadCandidates(mail.inReplyTo, mail.references),
+    );
+    const thread = threadId ? await tenant.conversations.get(threadId) : null;
+    // A thread continues only for the member whose conversation it is; anyone else starts their own.
+    const continues = thread?.agentId === input.agentId && thread.creatorUserId === userId;
+    const conversation = continues
+      ? thread
+      : await tenant.conversations.createForRequest(requestId, {
+          agentId: input.agentId,
+          title: titleOf(mail.subject),
+          creatorUserId: userId,
+          isBrowserTask: false,
+        });
+    await tenant.conversations.putMessage({
+      conversationId: conversation._id,
+      requestId,
+      role: 'user',
+      status: 'complete',
+      text: this.messageText(mail, !continues, agent, kept),
+    });
+    await tenant.emailMessages.setInbound(input.agentId, input.messageKey, {
+      status: 'accepted',
+      conversationId: conversation._id,
+      requestId,
+    });
+    return { ...this.accepted(conversation._id, requestId, userId), attachments: kept.kept.length };
+  }
+
+  private accepted(conversationId: string, requestId: string, userId: string) {
+    return { status: 'accepted' as const, conversationId, requestId, userId };
+  }
+
+  /** The user message: the subject on a new conversation, the new text of the mail, what became of attachments. */
+  private messageText(
+    mail: InboundMail,
+    first: boolean,
+    agent: AgentDoc,
+    attachments: ReturnType<typeof sortAttachments>,
+  ) {
+    const parts = [];
+    if (first && mail.subject.trim()) parts.push(`Subject: ${mail.subject.trim()}`);
+    parts.push(first ? mail.text : stripQuotedReply(mail.text));
+    const names = attachments.kept.map((i) => mail.attachments[i]!.fileName);
+    if (names.length)
+      parts.push(
+        `[Attached files added to knowledge base ${agent.emailAttachmentsToKnowledgeBaseId}: ${names.join(', ')}]`,
+      );
+    if (attachments.refused.length)
+      parts.push(`[Attached files not added: ${attachments.refused.join(', ')}]`);
+    const text = parts.filter((p) => p.trim()).join('\n\n') || '(empty message)';
+    return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS - 20)}\n[… cut]` : text;
+  }
+
+  /**
+   * Puts the accepted attachments into the agent's knowledge base through the normal path: a file record, its
+   * bytes in the object store, and the file's ingestion workflow (WAITING-UPLOAD → … → READY). File ids derive
+   * from the mail, so a retry adds nothing twice. Returns the file ids.
+   */
+  async ingestAttachments(input: InboundEmailInput, userId: string): Promise<string[]> {
+    const tenant = this.deps.repos.tenant(input.organizationId);
+    const agent = await tenant.agents.get(input.agentId);
+    const knowledgeBaseId = agent?.emailAttachmentsToKnowledgeBaseId;
+    if (!agent || !knowledgeBaseId) return [];
+    const mail = await this.load(input);
+    const fileIds: string[] = [];
+    for (const i of sortAttachments(agent, mail).kept) {
+      const a = mail.attachments[i]!;
+      const fileId = `kbf_${createHash('sha256')
+        .update(`${input.organizationId}\n${input.agentId}\n${input.messageKey}\n${i}`)
+        .digest('base64url')
+        .slice(0, 22)}`;
+      const file = await this.deps.kbFiles.addFromBytes(input.organizationId, knowledgeBaseId, {
+        fileId,
+        fileName: a.fileName,
+        contentType: a.contentType,
+        bytes: a.content,
+        creatorUserId: userId,
+      });
+      if (file) fileIds.push(file._id);
+    }
+    return fileIds;
+  }
+}

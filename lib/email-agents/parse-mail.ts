@@ -1,0 +1,65 @@
+import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import { messageIdList, normaliseMessageId } from './mime';
+
+export interface MailAttachment {
+  fileName: string;
+  contentType: string;
+  content: Buffer;
+}
+
+/** What the service reads of an inbound message. */
+export interface InboundMail {
+  messageId: string | null;
+  inReplyTo: string | undefined;
+  /** Message-IDs of References, oldest first */
+  references: string[];
+  /** the first From address, lower-cased */
+  fromAddress: string | null;
+  subject: string;
+  text: string;
+  attachments: MailAttachment[];
+  header: (name: string) => string | null;
+}
+
+function firstAddress(value: AddressObject | AddressObject[] | undefined): string | null {
+  const list = Array.isArray(value) ? value : value ? [value] : [];
+  const address = list.flatMap((a) => a.value).find((a) => a.address)?.address;
+  return address ? address.toLowerCase() : null;
+}
+
+function headerText(mail: ParsedMail, name: string): string | null {
+  const value = mail.headers.get(name);
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') return value;
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(String).join(', ');
+  if (typeof value === 'object' && 'value' in value) return String((value as { value: unknown }).value);
+  return JSON.stringify(value);
+}
+
+/** Parses a raw message (MIME, any charset and transfer encoding) with mailparser. */
+export async function parseMail(raw: Uint8Array): Promise<InboundMail> {
+  const mail = await simpleParser(Buffer.from(raw), {
+    skipImageLinks: true,
+    skipTextToHtml: true,
+    skipTextLinks: true,
+  });
+  // mailparser gives text from the HTML part when a message has no plain-text part.
+  const text = (mail.text ?? '').trim();
+  return {
+    messageId: normaliseMessageId(mail.messageId),
+    inReplyTo: mail.inReplyTo,
+    references: messageIdList(mail.references),
+    fromAddress: firstAddress(mail.from),
+    subject: mail.subject ?? '',
+    text,
+    attachments: mail.attachments
+      .filter((a) => a.contentDisposition !== 'inline' || a.filename)
+      .map((a, i) => ({
+        fileName: (a.filename ?? `attachment-${i + 1}`).replace(/[\\/]/g, '_').slice(-200),
+        contentType: a.contentType || 'application/octet-stream',
+        content: a.content,
+      })),
+    header: (name) => headerText(mail, name.toLowerCase()),
+  };
+}

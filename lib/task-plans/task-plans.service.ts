@@ -1,0 +1,168 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { cancelTaskPlanSignal, workflowIds, type EventTarget } from '@contracts';
+import type { RequestContext } from '@lib/auth/context';
+import type { ConversationsService } from '@lib/conversations/conversations.service';
+import { conflict, notFound } from '@lib/errors';
+import { newId } from '@lib/ids';
+import type { RealtimeEmitter } from '@lib/realtime/emitter';
+import type { Repositories } from '@lib/repositories';
+import type { TemporalDeps } from '@lib/temporal/client';
+import {
+  cancelSteps,
+  mergeSteps,
+  newSteps,
+  parsePlanArgs,
+  PlanInputError,
+  statusAfterWrite,
+} from './task-plan-rules';
+import type { TaskPlanDoc } from './task-plan.schema';
+import { toTaskPlanView, type TaskPlanView } from './task-plans.repository';
+
+/** The turn a planning tool call comes from. */
+export interface PlanningTurn {
+  organizationId: string;
+  agentId: string;
+  conversationId: string;
+  requestId: string;
+}
+
+/** How often a write is computed again when the plan changed between read and write. */
+const WRITE_ATTEMPTS = 5;
+
+export class TaskPlansService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly conversations: Pick<ConversationsService, 'load'>,
+    private readonly temporal: TemporalDeps,
+    private readonly realtime: Pick<RealtimeEmitter, 'emit'>,
+  ) {}
+
+  private emit(target: EventTarget, type: 'created' | 'updated' | 'cancelled', plan: TaskPlanView) {
+    this.realtime.emit('task-plan', target, { type, requestId: plan.requestId, plan });
+  }
+
+  private async plan(ctx: RequestContext, conversationId: string, planId: string): Promise<TaskPlanDoc> {
+    const plan = await this.repos.tenant(ctx.organizationId).taskPlans.get(planId);
+    if (!plan || plan.conversationId !== conversationId) throw notFound('task plan');
+    return plan;
+  }
+
+  /** The conversation's active plans (general and browser), oldest first. */
+  async listActive(ctx: RequestContext, conversationId: string) {
+    await this.conversations.load(ctx, conversationId);
+    const plans = await this.repos.tenant(ctx.organizationId).taskPlans.listActive(conversationId);
+    return plans.map(toTaskPlanView);
+  }
+
+  async get(ctx: RequestContext, conversationId: string, planId: string) {
+    await this.conversations.load(ctx, conversationId);
+    return toTaskPlanView(await this.plan(ctx, conversationId, planId));
+  }
+
+  /**
+   * Cancels an active plan at once and signals the turn that last worked on it, which stops after its current
+   * task (the model call or tool round under way). Cancelling a cancelled plan again succeeds; a completed or
+   * failed plan is 409.
+   */
+  async cancel(ctx: RequestContext, conversationId: string, planId: string) {
+    const conversation = await this.conversations.load(ctx, conversationId);
+    const repo = this.repos.tenant(ctx.organizationId).taskPlans;
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const plan = await this.plan(ctx, conversationId, planId);
+      if (plan.status === 'cancelled')
+        return { success: true, message: 'the plan was already cancelled', planId };
+      if (plan.status !== 'active')
+        throw conflict(`the plan is already ${plan.status}; only an active plan can be cancelled`);
+      const cancelled = await repo.replaceIfUnchanged(plan, {
+        status: 'cancelled',
+        steps: cancelSteps(plan.steps),
+      });
+      if (!cancelled) continue;
+      const target = {
+        organizationId: ctx.organizationId,
+        conversationId,
+        userId: conversation.creatorUserId,
+      };
+      this.emit(target, 'cancelled', toTaskPlanView(cancelled));
+      const stopping = await this.signalTurn(ctx.organizationId, conversationId, cancelled);
+      return {
+        success: true,
+        message: stopping
+          ? 'the plan is cancelled; the agent stops after its current task'
+          : 'the plan is cancelled; no turn was working on it',
+        planId,
+      };
+    }
+    throw conflict('the plan keeps changing; try again');
+  }
+
+  /** True when the turn was running and got the signal. */
+  private async signalTurn(organizationId: string, conversationId: string, plan: TaskPlanDoc) {
+    const handle = this.temporal.client.workflow.getHandle(
+      workflowIds.turn(organizationId, conversationId, plan.requestId),
+    );
+    try {
+      await handle.signal(cancelTaskPlanSignal, { planId: plan._id });
+      return true;
+    } catch (err) {
+      // The turn has ended: nothing is running to stop.
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * The planning tool: creates a plan (no planId) or changes one of this conversation. Bad arguments, an
+   * unknown plan and a plan that is no longer active are PlanInputErrors, told to the model.
+   */
+  async writeFromTool(turn: PlanningTurn, args: Record<string, unknown>): Promise<TaskPlanView> {
+    const input = parsePlanArgs(args);
+    const tenant = this.repos.tenant(turn.organizationId);
+    const conversation = await tenant.conversations.get(turn.conversationId);
+    if (!conversation) throw new PlanInputError('the conversation no longer exists');
+    const target = {
+      organizationId: turn.organizationId,
+      conversationId: turn.conversationId,
+      userId: conversation.creatorUserId,
+    };
+    if (!input.planId) {
+      const steps = newSteps(input.steps);
+      const created = await tenant.taskPlans.create(
+        newId('tpl'),
+        {
+          conversationId: turn.conversationId,
+          agentId: turn.agentId,
+          type: input.type ?? (conversation.isBrowserTask ? 'browser' : 'general'),
+          requestId: turn.requestId,
+          steps,
+        },
+        statusAfterWrite(steps, input.status),
+      );
+      const view = toTaskPlanView(created);
+      this.emit(target, 'created', view);
+      return view;
+    }
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const plan = await tenant.taskPlans.get(input.planId);
+      if (!plan || plan.conversationId !== turn.conversationId)
+        throw new PlanInputError(`there is no plan ${input.planId} in this conversation`);
+      if (plan.status !== 'active')
+        throw new PlanInputError(
+          `the plan is ${plan.status} and can no longer change; make a new plan if there is more to do`,
+        );
+      if (input.type && input.type !== plan.type)
+        throw new PlanInputError(`the plan's type is ${plan.type}; it cannot change`);
+      const steps = mergeSteps(plan.steps, input.steps);
+      const updated = await tenant.taskPlans.replaceIfUnchanged(plan, {
+        steps,
+        status: statusAfterWrite(steps, input.status),
+        requestId: turn.requestId,
+      });
+      if (!updated) continue;
+      const view = toTaskPlanView(updated);
+      this.emit(target, 'updated', view);
+      return view;
+    }
+    throw new Error('the plan kept changing while it was being written');
+  }
+}

@@ -1,0 +1,349 @@
+import { expect } from 'chai';
+import { workflowIds } from '@contracts';
+import type { ChatRequest } from './helpers/llm';
+import { createTestAgent } from './helpers/agents';
+import type { TestEnv } from './helpers/env';
+import { recordHistory } from './helpers/histories';
+import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { connectClient, type ReceivedEvent } from './helpers/realtime';
+import { stored } from './helpers/store';
+import { eventually } from './helpers/wait';
+import { useWorkerAndOrg } from './helpers/worker';
+
+interface PlanView {
+  planId: string;
+  conversationId: string;
+  type: string;
+  status: string;
+  requestId: string;
+  steps: Array<{ stepId: string; description: string; status: string }>;
+}
+
+/** The JSON result of the n-th tool call the model has been shown. */
+const toolResult = (body: ChatRequest, n = 0) =>
+  JSON.parse(
+    (body.messages.filter((m) => m.role === 'tool')[n] as { content: string }).content,
+  ) as PlanView & {
+    error?: string;
+  };
+
+const planEvents = (events: ReceivedEvent[]) => events.filter((e) => e.event === 'task-plan');
+
+describe('task plans', () => {
+  const suite = useWorkerAndOrg('Plan Org');
+  let env: TestEnv;
+  let org: TestOrg;
+  beforeEach(() => {
+    ({ env, org } = suite);
+  });
+
+  const plansPath = (conversationId: string, suffix = '') =>
+    org.path(`/conversations/${conversationId}/task-plans${suffix}`);
+
+  async function planningAgent() {
+    const agent = await createTestAgent(env, org.organizationId);
+    await as(env, org.admin.token)
+      .post(org.path(`/agents/${agent.agentId}/tools`), { toolCode: 'task_plan', configuration: {} })
+      .expect(201);
+    return agent;
+  }
+
+  const replyEvent = (client: Awaited<ReturnType<typeof connectClient>>, requestId: string) =>
+    client.waitFor((e) => e.payload.requestId === requestId && e.payload.type === 'message', 60_000);
+
+  it('lets the agent create and update a plan, stores it and pushes each change to the conversation', async () => {
+    const { agentId, model } = await planningAgent();
+    env.llm.on(
+      { model },
+      {
+        toolCalls: [
+          {
+            id: 'call_p1',
+            name: 'task_plan',
+            arguments: {
+              steps: [
+                { stepId: '1', description: 'Collect the figures', status: 'in_progress' },
+                { stepId: '2', description: 'Write the summary', status: 'pending' },
+              ],
+            },
+          },
+        ],
+      },
+      1,
+    );
+    env.llm.on(
+      { model },
+      (body) => ({
+        toolCalls: [
+          {
+            id: 'call_p2',
+            name: 'task_plan',
+            arguments: {
+              planId: toolResult(body).planId,
+              steps: [
+                { stepId: '1', status: 'completed' },
+                { stepId: '2', status: 'in_progress' },
+              ],
+            },
+          },
+        ],
+      }),
+      1,
+    );
+    env.llm.on({ model }, { content: 'Figures collected; writing the summary next.' }, 1);
+    const client = await connectClient(env, org.organizationId, org.owner.token);
+    try {
+      const res = await as(env, org.owner.token)
+        .post(org.path('/conversations'), { agentId, message: 'Summarise the quarter' })
+        .expect(201);
+      const { conversationId, requestId } = res.body as { conversationId: string; requestId: string };
+      await replyEvent(client, requestId);
+      const events = planEvents(client.events);
+      expect(events.map((e) => e.payload.type)).to.deep.equal(['created', 'updated']);
+      for (const e of events) expect(e.payload).to.include({ conversationId, requestId });
+      const pushed = events[1]!.payload.plan as PlanView;
+      expect(pushed.steps.map((s) => s.status)).to.deep.equal(['completed', 'in_progress']);
+
+      const list = (await as(env, org.owner.token).get(plansPath(conversationId)).expect(200))
+        .body as PlanView[];
+      expect(list).to.have.length(1);
+      expect(list[0]).to.deep.include({
+        planId: pushed.planId,
+        conversationId,
+        organizationId: org.organizationId,
+        agentId,
+        type: 'general',
+        status: 'active',
+        requestId,
+      });
+      expect(list[0]!.steps).to.deep.equal([
+        { stepId: '1', description: 'Collect the figures', status: 'completed' },
+        { stepId: '2', description: 'Write the summary', status: 'in_progress' },
+      ]);
+      const one = await as(env, org.owner.token)
+        .get(plansPath(conversationId, `/${pushed.planId}`))
+        .expect(200);
+      expect(one.body).to.deep.equal(list[0]);
+
+      // A later turn finishes the plan: it is completed, and no longer listed as active.
+      env.llm.on(
+        { model },
+        {
+          toolCalls: [
+            {
+              id: 'call_p3',
+              name: 'task_plan',
+              arguments: { planId: pushed.planId, steps: [{ stepId: '2', status: 'completed' }] },
+            },
+          ],
+        },
+        1,
+      );
+      env.llm.on({ model }, { content: 'Done.' }, 1);
+      const next = await as(env, org.owner.token)
+        .post(org.path('/conversations'), { agentId, conversationId, message: 'Finish it' })
+        .expect(201);
+      await replyEvent(client, next.body.requestId as string);
+      const finished = (
+        await as(env, org.owner.token)
+          .get(plansPath(conversationId, `/${pushed.planId}`))
+          .expect(200)
+      ).body as PlanView;
+      expect(finished.status).to.equal('completed');
+      expect(finished.requestId).to.equal(next.body.requestId);
+      expect((await as(env, org.owner.token).get(plansPath(conversationId)).expect(200)).body).to.deep.equal(
+        [],
+      );
+      await as(env, org.owner.token)
+        .post(plansPath(conversationId, `/${pushed.planId}/cancel`))
+        .expect(409)
+        .expect((r) => expect(r.body.error.code).to.equal('conflict'));
+    } finally {
+      client.close();
+    }
+  });
+
+  it('tells the model what is wrong with its plan instead of storing it, and types a browser task browser', async () => {
+    const { agentId, model } = await planningAgent();
+    env.llm.on(
+      { model },
+      {
+        toolCalls: [
+          { id: 'call_bad', name: 'task_plan', arguments: { steps: [{ stepId: '1', status: 'done' }] } },
+        ],
+      },
+      1,
+    );
+    env.llm.on(
+      { model },
+      (body) => {
+        expect(toolResult(body).error).to.match(/steps\[0\]\.status must be one of pending, in_progress/);
+        return {
+          toolCalls: [
+            {
+              id: 'call_ok',
+              name: 'task_plan',
+              arguments: { steps: [{ stepId: 'open', description: 'Open the site', status: 'pending' }] },
+            },
+          ],
+        };
+      },
+      1,
+    );
+    env.llm.on({ model }, (body) => ({ content: `Planned ${toolResult(body, 1).type}.` }), 1);
+    const res = await as(env, org.owner.token)
+      .post(org.path('/conversations'), { agentId, message: 'Book a table', isBrowserTask: true })
+      .expect(201);
+    const conversationId = res.body.conversationId as string;
+    const reply = await eventually(async () => {
+      const conv = await as(env, org.owner.token).get(org.path(`/conversations/${conversationId}`));
+      return (conv.body.messages as Array<{ role: string; content: Array<{ text: string }> }>).find(
+        (m) => m.role === 'assistant',
+      );
+    }, 60_000);
+    expect(reply.content[0]!.text).to.equal('Planned browser.');
+    const list = (await as(env, org.owner.token).get(plansPath(conversationId)).expect(200))
+      .body as PlanView[];
+    expect(list.map((p) => [p.type, p.steps.length])).to.deep.equal([['browser', 1]]);
+  });
+
+  it('stops the turn after its current task when the plan is cancelled', async () => {
+    const { agentId, model } = await planningAgent();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    env.llm.on(
+      { model },
+      {
+        toolCalls: [
+          {
+            id: 'call_c1',
+            name: 'task_plan',
+            arguments: {
+              steps: [
+                { stepId: '1', description: 'Read the inbox', status: 'in_progress' },
+                { stepId: '2', description: 'Answer everyone', status: 'pending' },
+              ],
+            },
+          },
+        ],
+      },
+      1,
+    );
+    // The second model call is the task under way when the cancel arrives: it finishes (its tool call runs).
+    env.llm.on(
+      { model },
+      async (body) => {
+        await gate;
+        return {
+          toolCalls: [
+            {
+              id: 'call_c2',
+              name: 'task_plan',
+              arguments: { planId: toolResult(body).planId, steps: [{ stepId: '1', status: 'completed' }] },
+            },
+          ],
+        };
+      },
+      1,
+    );
+    env.llm.on({ model }, { content: 'I should never be asked again.' });
+    const client = await connectClient(env, org.organizationId, org.owner.token);
+    try {
+      const res = await as(env, org.owner.token)
+        .post(org.path('/conversations'), { agentId, message: 'Clear my inbox' })
+        .expect(201);
+      const { conversationId, requestId } = res.body as { conversationId: string; requestId: string };
+      const created = await client.waitFor((e) => e.event === 'task-plan' && e.payload.type === 'created');
+      const planId = (created.payload.plan as PlanView).planId;
+      await eventually(() => env.llm.chatRequests.filter((r) => r.model === model).length === 2);
+
+      const cancel = await as(env, org.owner.token)
+        .post(plansPath(conversationId, `/${planId}/cancel`))
+        .expect(200);
+      expect(cancel.body).to.deep.equal({
+        success: true,
+        message: 'the plan is cancelled; the agent stops after its current task',
+        planId,
+      });
+      release();
+      const reply = await replyEvent(client, requestId);
+      const message = reply.payload.message as { content: Array<{ text: string }> };
+      expect(message.content[0]!.text).to.equal('Stopped: the task plan was cancelled.');
+      expect(env.llm.chatRequests.filter((r) => r.model === model)).to.have.length(2);
+      const refused = client
+        .turn(requestId)
+        .find(
+          (e) =>
+            e.event === 'tool-update' && e.payload.toolCallId === 'call_c2' && e.payload.status === 'failed',
+        );
+      expect(refused?.payload.error).to.match(/the plan is cancelled and can no longer change/);
+      expect(planEvents(client.events).map((e) => e.payload.type)).to.deep.equal(['created', 'cancelled']);
+
+      const plan = (
+        await as(env, org.owner.token)
+          .get(plansPath(conversationId, `/${planId}`))
+          .expect(200)
+      ).body as PlanView;
+      expect(plan.status).to.equal('cancelled');
+      expect(plan.steps.map((s) => s.status)).to.deep.equal(['cancelled', 'cancelled']);
+      expect((await as(env, org.owner.token).get(plansPath(conversationId)).expect(200)).body).to.deep.equal(
+        [],
+      );
+      const again = await as(env, org.owner.token)
+        .post(plansPath(conversationId, `/${planId}/cancel`))
+        .expect(200);
+      expect(again.body).to.deep.equal({ success: true, message: 'the plan was already cancelled', planId });
+      await recordHistory(
+        env,
+        workflowIds.turn(org.organizationId, conversationId, requestId),
+        'turn-task-plan-cancel',
+      );
+    } finally {
+      release();
+      client.close();
+    }
+  });
+
+  it('shows plans only to those who may read the conversation, and answers bad input with 4xx', async () => {
+    const { agentId } = await createTestAgent(env, org.organizationId);
+    const conv = await as(env, org.owner.token).post(org.path('/conversations'), { agentId }).expect(201);
+    const conversationId = conv.body.conversationId as string;
+    const plan = await env.deps.services.taskPlans.writeFromTool(
+      { organizationId: org.organizationId, agentId, conversationId, requestId: 'r-1' },
+      { steps: [{ stepId: 'a', description: 'Do a thing', status: 'pending' }] },
+    );
+    const other = await createTestOrg(env, 'Other Org');
+    const notFound = (r: { body: { error: { code: string } } }) =>
+      expect(r.body.error.code).to.equal('not_found');
+    // Another member's conversation, another organization's token, an unknown or mismatched plan: 404 alike.
+    await as(env, org.chat.token).get(plansPath(conversationId)).expect(404).expect(notFound);
+    await as(env, org.chat.token)
+      .post(plansPath(conversationId, `/${plan.planId}/cancel`))
+      .expect(404)
+      .expect(notFound);
+    await as(env, other.owner.token)
+      .get(other.path(`/conversations/${conversationId}/task-plans/${plan.planId}`))
+      .expect(404)
+      .expect(notFound);
+    await as(env, org.owner.token).get(plansPath(conversationId, '/tpl_nope')).expect(404).expect(notFound);
+    const conv2 = await as(env, org.owner.token).post(org.path('/conversations'), { agentId }).expect(201);
+    await as(env, org.owner.token)
+      .get(plansPath(conv2.body.conversationId as string, `/${plan.planId}`))
+      .expect(404)
+      .expect(notFound);
+    await as(env, org.owner.token)
+      .get(plansPath(conversationId, `/${'x'.repeat(101)}`))
+      .expect(400)
+      .expect((r) => expect(r.body.error.code).to.equal('validation_failed'));
+    // The admin reads every conversation, so every plan; with no turn running, a cancel says so.
+    const cancel = await as(env, org.admin.token)
+      .post(plansPath(conversationId, `/${plan.planId}/cancel`))
+      .expect(200);
+    expect(cancel.body.message).to.equal('the plan is cancelled; no turn was working on it');
+
+    await as(env, org.owner.token)
+      .delete(org.path(`/conversations/${conversationId}`))
+      .expect(200);
+    expect(await stored(env, 'task_plans').countDocuments({ conversationId })).to.equal(0);
+  });
+});
