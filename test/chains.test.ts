@@ -51,7 +51,7 @@ describe('action chains: chains, steps and attachments', function () {
     expect(chain.steps.map((s: { name: string }) => s.name)).to.deep.equal(['first', 'second']);
     expect(chain.steps[0]).to.include({ enabled: true, reasoning: 'none', runIf: null });
 
-    await createChain({ name: 'Second chain', inputType: 'file' });
+    await createChain({ name: 'Second chain', inputType: 'file', description: '', llmInstructions: '' });
     const list = await as(env, org.chat.token).get(org.path('/chains?limit=1')).expect(200);
     expect(list.body).to.include({ totalRows: 2, offset: 0 });
     expect(list.body.items[0].name).to.equal('Triage');

@@ -11,8 +11,9 @@ export const chainSchema = new Schema(
     _id: { type: String, required: true },
     organizationId: { type: String, required: true },
     name: { type: String, required: true },
-    description: { type: String, required: true },
-    llmInstructions: { type: String, required: true },
+    // Required in the API, but may be empty: mongoose's `required` would refuse an empty string.
+    description: { type: String, default: '' },
+    llmInstructions: { type: String, default: '' },
     inputType: { type: String, enum: INPUT_TYPES, default: 'json' },
     /** The chain's owner: its creator, or whom a removed creator's chains were reassigned to. */
     creatorUserId: { type: String, required: true },
