@@ -18,6 +18,7 @@ import { etlRulesHandlers } from './routes/etl-rules';
 import { groupsHandlers } from './routes/groups';
 import { knowledgeBasesHandlers } from './routes/knowledge-bases';
 import { organizationHandlers } from './routes/organization';
+import { schedulesHandlers } from './routes/schedules';
 import { tablesBatchBodyParser, tablesHandlers } from './routes/tables';
 import { toolsHandlers } from './routes/tools';
 import { usersHandlers } from './routes/users';
@@ -66,6 +67,7 @@ export function createApp(deps: Deps): Express {
     ...knowledgeBasesHandlers(deps),
     ...etlRulesHandlers(deps),
     ...chainsHandlers(deps),
+    ...schedulesHandlers(deps),
   });
   app.use(errorHandler(deps.logger));
   return app;

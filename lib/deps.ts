@@ -83,6 +83,7 @@ export async function createDeps(config: Config, opts: { logger?: Logger } = {})
       objects,
       embedders,
       vectors,
+      logger,
     }),
     temporal,
     tokens,

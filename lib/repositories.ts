@@ -42,6 +42,12 @@ import { kbFileModel } from '@lib/knowledge-bases/kb-file.schema';
 import { KbFilesRepository } from '@lib/knowledge-bases/kb-files.repository';
 import { knowledgeBaseModel } from '@lib/knowledge-bases/knowledge-base.schema';
 import { KnowledgeBasesRepository } from '@lib/knowledge-bases/knowledge-bases.repository';
+import { scheduleHandlerModel } from '@lib/schedules/schedule-handler.schema';
+import { ScheduleHandlersRepository } from '@lib/schedules/schedule-handlers.repository';
+import { scheduleTriggerModel } from '@lib/schedules/schedule-trigger.schema';
+import { ScheduleTriggersRepository } from '@lib/schedules/schedule-triggers.repository';
+import { handlerRunModel } from '@lib/triggers/handler-run.schema';
+import { HandlerRunsRepository } from '@lib/triggers/handler-runs.repository';
 
 /** Every collection with a schema; their indexes are built at connect. */
 export const MODELS: readonly ModelDef[] = [
@@ -70,6 +76,9 @@ export const MODELS: readonly ModelDef[] = [
   agentChainModel,
   chainRunModel,
   fanOutResultModel,
+  scheduleTriggerModel,
+  scheduleHandlerModel,
+  handlerRunModel,
 ] as readonly ModelDef[];
 
 /** The repositories of one organization: everything a service or activity may read or write for it. */
@@ -132,6 +141,15 @@ export class TenantRepositories {
   }
   get chainRuns() {
     return new ChainRunsRepository(this.db, this.organizationId);
+  }
+  get scheduleTriggers() {
+    return new ScheduleTriggersRepository(this.db, this.organizationId);
+  }
+  get scheduleHandlers() {
+    return new ScheduleHandlersRepository(this.db, this.organizationId);
+  }
+  get handlerRuns() {
+    return new HandlerRunsRepository(this.db, this.organizationId);
   }
   /** Rows of a table that was loaded through `tables` (so it belongs to this organization). */
   tableRows(table: Pick<CustomTableDoc, '_id'>) {

@@ -28,6 +28,11 @@ import type { VectorStore } from '@lib/vectors/vector-store';
 import { ChainAttachmentsService } from '@lib/chains/chain-attachments.service';
 import { ChainRunsService } from '@lib/chains/chain-runs.service';
 import { ChainsService } from '@lib/chains/chains.service';
+import type { Logger } from '@lib/logger';
+import { ScheduleHandlersService } from '@lib/schedules/schedule-handlers.service';
+import { ScheduleSync } from '@lib/schedules/schedule-sync';
+import { SchedulesService } from '@lib/schedules/schedules.service';
+import { HandlerTargets } from '@lib/triggers/handler-targets';
 
 export interface ServiceDeps {
   repos: Repositories;
@@ -39,6 +44,7 @@ export interface ServiceDeps {
   objects: ObjectStore;
   embedders: Embedders;
   vectors: VectorStore;
+  logger: Logger;
 }
 
 /** One instance of every feature service, wired once per process. */
@@ -48,6 +54,9 @@ export function createServices(deps: ServiceDeps) {
   const agents = new AgentsService(repos, access);
   const kbAccess = new KbAccess(repos, access);
   const chains = new ChainsService(repos);
+  const targets = new HandlerTargets(repos, access);
+  const scheduleSync = new ScheduleSync(repos, temporal, deps.logger.child({ feature: 'schedules' }));
+  const schedules = new SchedulesService(repos, scheduleSync);
   return {
     organization: new OrganizationService(repos),
     users: new UsersService(repos, temporal, realtime),
@@ -81,6 +90,9 @@ export function createServices(deps: ServiceDeps) {
     chains,
     chainRuns: new ChainRunsService(repos, temporal, chains),
     chainAttachments: new ChainAttachmentsService(repos, chains, agents, kbAccess),
+    scheduleSync,
+    schedules,
+    scheduleHandlers: new ScheduleHandlersService(repos, schedules, targets),
   };
 }
 

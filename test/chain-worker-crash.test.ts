@@ -8,7 +8,11 @@ import { createTestOrg } from './helpers/org';
 import { eventually } from './helpers/wait';
 import { startWorkerProcess } from './helpers/worker-process';
 
-const out = (name: string) => ({ type: 'object', properties: { [name]: { type: 'string' } }, required: [name] });
+const out = (name: string) => ({
+  type: 'object',
+  properties: { [name]: { type: 'string' } },
+  required: [name],
+});
 const stepText = (body: ChatRequest) => body.messages[1]?.content as string;
 
 describe('a worker killed in the middle of a chain run', () => {

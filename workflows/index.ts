@@ -7,3 +7,6 @@ export * from './purge-knowledge';
 export * from './copy-knowledge-base';
 export * from './chain-run';
 export * from './chain-fan-out';
+export * from './schedule-fire';
+export * from './trigger-handler';
+export * from './reconcile-schedules';

@@ -8,6 +8,10 @@ export const WORKFLOWS = {
   copyKnowledgeBase: 'copyKnowledgeBaseWorkflow',
   chainRun: 'chainRunWorkflow',
   chainFanOut: 'chainFanOutWorkflow',
+  scheduleFire: 'scheduleFireWorkflow',
+  triggerHandler: 'triggerHandlerWorkflow',
+  reconcileSchedules: 'reconcileSchedulesWorkflow',
+  webhookDelivery: 'webhookDeliveryWorkflow',
 } as const;
 
 /**
