@@ -9,6 +9,7 @@ import { createIngestionActivities } from './knowledge-bases/ingestion';
 import { createMaintenanceActivities } from './knowledge-bases/maintenance';
 import { createTriggerHandlerActivities } from './triggers/handlers';
 import { createScheduleActivities, schedulePlan } from './triggers/schedules';
+import { createWebhookActivities, webhookPlan } from './triggers/webhooks';
 
 /** What the worker's activities use of the process's dependencies (see lib/deps.ts). */
 export type ActivityDeps = Pick<
@@ -88,7 +89,8 @@ export function createActivities(deps: ActivityDeps) {
       conversations: deps.services.conversations,
       chainRuns: deps.services.chainRuns,
       logger: logger('triggers'),
-      plans: { schedule: schedulePlan(deps.repos), webhook: () => Promise.resolve(null) },
+      plans: { schedule: schedulePlan(deps.repos), webhook: webhookPlan(deps.repos) },
     }),
+    ...createWebhookActivities({ repos: deps.repos }),
   };
 }

@@ -22,6 +22,7 @@ import { schedulesHandlers } from './routes/schedules';
 import { tablesBatchBodyParser, tablesHandlers } from './routes/tables';
 import { toolsHandlers } from './routes/tools';
 import { usersHandlers } from './routes/users';
+import { webhookBodyParser, webhooksHandlers } from './routes/webhooks';
 import { bearerAuthHandler } from './security';
 
 /** Builds the HTTP app: every request is validated against openapi.yaml before a handler sees it. */
@@ -43,6 +44,8 @@ export function createApp(deps: Deps): Express {
   }
   // Batch row inserts get their own, larger body limit (see routes/tables.ts); everything else this one.
   app.use(tablesBatchBodyParser());
+  // Webhook deliveries: any JSON, their own size limit, the raw bytes kept for signatures.
+  app.use(webhookBodyParser(deps.config.webhooks.bodyLimit));
   app.use(express.json({ limit: deps.config.jsonBodyLimit }));
   app.use(jsonDepthLimit());
   app.use(docsRouter());
@@ -68,6 +71,7 @@ export function createApp(deps: Deps): Express {
     ...etlRulesHandlers(deps),
     ...chainsHandlers(deps),
     ...schedulesHandlers(deps),
+    ...webhooksHandlers(deps),
   });
   app.use(errorHandler(deps.logger));
   return app;

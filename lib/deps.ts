@@ -84,6 +84,7 @@ export async function createDeps(config: Config, opts: { logger?: Logger } = {})
       embedders,
       vectors,
       logger,
+      redis,
     }),
     temporal,
     tokens,

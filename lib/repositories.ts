@@ -48,6 +48,8 @@ import { scheduleTriggerModel } from '@lib/schedules/schedule-trigger.schema';
 import { ScheduleTriggersRepository } from '@lib/schedules/schedule-triggers.repository';
 import { handlerRunModel } from '@lib/triggers/handler-run.schema';
 import { HandlerRunsRepository } from '@lib/triggers/handler-runs.repository';
+import { webhookDeliveryModel, webhookHandlerModel, webhookModel } from '@lib/webhooks/webhook.schema';
+import { WebhooksRepository } from '@lib/webhooks/webhooks.repository';
 
 /** Every collection with a schema; their indexes are built at connect. */
 export const MODELS: readonly ModelDef[] = [
@@ -79,6 +81,9 @@ export const MODELS: readonly ModelDef[] = [
   scheduleTriggerModel,
   scheduleHandlerModel,
   handlerRunModel,
+  webhookModel,
+  webhookHandlerModel,
+  webhookDeliveryModel,
 ] as readonly ModelDef[];
 
 /** The repositories of one organization: everything a service or activity may read or write for it. */
@@ -150,6 +155,9 @@ export class TenantRepositories {
   }
   get handlerRuns() {
     return new HandlerRunsRepository(this.db, this.organizationId);
+  }
+  get webhooks() {
+    return new WebhooksRepository(this.db, this.organizationId);
   }
   /** Rows of a table that was loaded through `tables` (so it belongs to this organization). */
   tableRows(table: Pick<CustomTableDoc, '_id'>) {

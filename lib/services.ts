@@ -33,6 +33,11 @@ import { ScheduleHandlersService } from '@lib/schedules/schedule-handlers.servic
 import { ScheduleSync } from '@lib/schedules/schedule-sync';
 import { SchedulesService } from '@lib/schedules/schedules.service';
 import { HandlerTargets } from '@lib/triggers/handler-targets';
+import { WebhookRateLimiter } from '@lib/webhooks/rate-limit';
+import { WebhookDeliveriesService } from '@lib/webhooks/webhook-deliveries.service';
+import { WebhookHandlersService } from '@lib/webhooks/webhook-handlers.service';
+import { WebhooksService } from '@lib/webhooks/webhooks.service';
+import type { Redis } from 'ioredis';
 
 export interface ServiceDeps {
   repos: Repositories;
@@ -40,11 +45,12 @@ export interface ServiceDeps {
   tokens: TokenService;
   outbound: OutboundClient;
   realtime: RealtimeEmitter;
-  config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg'>;
+  config: Pick<Config, 'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg' | 'webhooks' | 'publicBaseUrl'>;
   objects: ObjectStore;
   embedders: Embedders;
   vectors: VectorStore;
   logger: Logger;
+  redis: Redis;
 }
 
 /** One instance of every feature service, wired once per process. */
@@ -57,6 +63,8 @@ export function createServices(deps: ServiceDeps) {
   const targets = new HandlerTargets(repos, access);
   const scheduleSync = new ScheduleSync(repos, temporal, deps.logger.child({ feature: 'schedules' }));
   const schedules = new SchedulesService(repos, scheduleSync);
+  const webhooks = new WebhooksService(repos, config.publicBaseUrl);
+  const webhookLogger = deps.logger.child({ feature: 'webhooks' });
   return {
     organization: new OrganizationService(repos),
     users: new UsersService(repos, temporal, realtime),
@@ -93,6 +101,15 @@ export function createServices(deps: ServiceDeps) {
     scheduleSync,
     schedules,
     scheduleHandlers: new ScheduleHandlersService(repos, schedules, targets),
+    webhooks,
+    webhookHandlers: new WebhookHandlersService(repos, webhooks, targets),
+    webhookDeliveries: new WebhookDeliveriesService(
+      repos,
+      temporal,
+      new WebhookRateLimiter(deps.redis, webhookLogger),
+      config.webhooks,
+      webhookLogger,
+    ),
   };
 }
 

@@ -10,3 +10,4 @@ export * from './chain-fan-out';
 export * from './schedule-fire';
 export * from './trigger-handler';
 export * from './reconcile-schedules';
+export * from './webhook-delivery';

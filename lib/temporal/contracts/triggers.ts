@@ -27,3 +27,26 @@ export type TriggerHandlerOutcome =
 export type ScheduleFireWorkflow = (input: ScheduleFireInput) => Promise<{ handlers: number }>;
 export type TriggerHandlerWorkflow = (input: TriggerHandlerInput) => Promise<TriggerHandlerOutcome>;
 export type ReconcileSchedulesWorkflow = () => Promise<{ synced: number; pending: number }>;
+
+/** What a webhook's handlers see of a delivery (their templates read these names). */
+export interface WebhookRequest {
+  body: unknown;
+  headers: Record<string, string>;
+  method: string;
+  path: string;
+  queryParams: Record<string, unknown>;
+  pathParams: Record<string, string>;
+}
+
+/** One accepted delivery. Id: workflowIds.webhookDelivery; its start is what makes the delivery durable. */
+export interface WebhookDeliveryInput {
+  organizationId: string;
+  webhookId: string;
+  deliveryId: string;
+  /** the sender's event id, when it sent one */
+  eventId: string | null;
+  receivedAt: string;
+  request: WebhookRequest;
+}
+
+export type WebhookDeliveryWorkflow = (input: WebhookDeliveryInput) => Promise<{ handlers: number }>;
