@@ -8,6 +8,9 @@ import { createChainActivities } from './chains/runs';
 import { createEtlActivities } from './knowledge-bases/etl';
 import { createIngestionActivities } from './knowledge-bases/ingestion';
 import { createMaintenanceActivities } from './knowledge-bases/maintenance';
+import { createTriggerHandlerActivities } from './triggers/handlers';
+import { createScheduleActivities, schedulePlan } from './triggers/schedules';
+import { createWebhookActivities, webhookPlan } from './triggers/webhooks';
 
 /** What the worker's activities use of the process's dependencies (see lib/deps.ts). */
 export type ActivityDeps = Pick<
@@ -91,5 +94,18 @@ export function createActivities(deps: ActivityDeps) {
       chainRuns: deps.services.chainRuns,
       logger: logger('knowledge-bases'),
     }),
+    ...createScheduleActivities({
+      repos: deps.repos,
+      sync: deps.services.scheduleSync,
+      logger: logger('schedules'),
+    }),
+    ...createTriggerHandlerActivities({
+      repos: deps.repos,
+      conversations: deps.services.conversations,
+      chainRuns: deps.services.chainRuns,
+      logger: logger('triggers'),
+      plans: { schedule: schedulePlan(deps.repos), webhook: webhookPlan(deps.repos) },
+    }),
+    ...createWebhookActivities({ repos: deps.repos }),
   };
 }

@@ -22,6 +22,7 @@ import { etlRulesHandlers } from './routes/etl-rules';
 import { groupsHandlers } from './routes/groups';
 import { knowledgeBasesHandlers } from './routes/knowledge-bases';
 import { organizationHandlers } from './routes/organization';
+import { schedulesHandlers } from './routes/schedules';
 import { tablesBatchBodyParser, tablesHandlers } from './routes/tables';
 import { taskPlansHandlers } from './routes/task-plans';
 import { toolsHandlers } from './routes/tools';
@@ -34,6 +35,7 @@ function withoutAppSessionToken(req: { url?: string; query?: Record<string, unkn
   const query = req.query && 'session' in req.query ? { ...req.query, session: '[redacted]' } : req.query;
   return { ...req, url, query };
 }
+import { webhookBodyParser, webhooksHandlers } from './routes/webhooks';
 
 /** Builds the HTTP app: every request is validated against openapi.yaml before a handler sees it. */
 export function createApp(deps: Deps): Express {
@@ -57,6 +59,8 @@ export function createApp(deps: Deps): Express {
   app.use(appBridgeCors());
   app.use(tablesBatchBodyParser());
   app.use(artifactBodyParser(deps.config.artifacts.maxBytes));
+  // Webhook deliveries: any JSON, their own size limit, the raw bytes kept for signatures.
+  app.use(webhookBodyParser(deps.config.webhooks.bodyLimit));
   app.use(express.json({ limit: deps.config.jsonBodyLimit }));
   app.use(jsonDepthLimit());
   app.use(docsRouter());
@@ -92,6 +96,8 @@ export function createApp(deps: Deps): Express {
     ...chainsFromPromptHandlers(deps),
     ...artifactsHandlers(deps),
     ...appsHandlers(deps),
+    ...schedulesHandlers(deps),
+    ...webhooksHandlers(deps),
   });
   app.use(errorHandler(deps.logger));
   return app;

@@ -119,6 +119,13 @@ const schema = z.object({
   CHAIN_FANOUT_BATCH: z.coerce.number().int().positive().max(1000).default(250),
   /** Elements of one fan-out step that run at the same time. */
   CHAIN_FANOUT_CONCURRENCY: z.coerce.number().int().positive().max(100).default(8),
+
+  /** The largest webhook delivery body (413 beyond; it is kept in the delivery's workflow history). */
+  WEBHOOK_BODY_LIMIT: z.string().default('256kb'),
+  /** Accepted deliveries per webhook and minute, unless the webhook sets its own rateLimitPerMinute. */
+  WEBHOOK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** How far a signed delivery's webhook-timestamp may be from now (the replay window). */
+  WEBHOOK_SIGNATURE_TOLERANCE_SECONDS: z.coerce.number().int().positive().max(3600).default(300),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -236,6 +243,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       maxBytes: c.ARTIFACT_MAX_BYTES,
       appSessionTtlSeconds: c.APP_SESSION_TTL_SECONDS,
       appFrameAncestors: c.APP_FRAME_ANCESTORS,
+    },
+    webhooks: {
+      bodyLimit: c.WEBHOOK_BODY_LIMIT,
+      ratePerMinute: c.WEBHOOK_RATE_LIMIT_PER_MINUTE,
+      signatureToleranceSeconds: c.WEBHOOK_SIGNATURE_TOLERANCE_SECONDS,
     },
   };
 }

@@ -89,6 +89,7 @@ export async function createDeps(
     vectors,
     llm,
     logger,
+    redis,
     workflows: opts.workflows,
   });
   return {

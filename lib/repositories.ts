@@ -56,6 +56,14 @@ import { creditGrantModel } from '@lib/credits/credit-grant.schema';
 import { CreditGrantsRepository } from '@lib/credits/credit-grants.repository';
 import { llmUsageModel } from '@lib/credits/llm-usage.schema';
 import { LlmUsageRepository } from '@lib/credits/llm-usage.repository';
+import { scheduleHandlerModel } from '@lib/schedules/schedule-handler.schema';
+import { ScheduleHandlersRepository } from '@lib/schedules/schedule-handlers.repository';
+import { scheduleTriggerModel } from '@lib/schedules/schedule-trigger.schema';
+import { ScheduleTriggersRepository } from '@lib/schedules/schedule-triggers.repository';
+import { handlerRunModel } from '@lib/triggers/handler-run.schema';
+import { HandlerRunsRepository } from '@lib/triggers/handler-runs.repository';
+import { webhookDeliveryModel, webhookHandlerModel, webhookModel } from '@lib/webhooks/webhook.schema';
+import { WebhooksRepository } from '@lib/webhooks/webhooks.repository';
 
 /** Every collection with a schema; their indexes are built at connect. */
 export const MODELS: readonly ModelDef[] = [
@@ -91,6 +99,12 @@ export const MODELS: readonly ModelDef[] = [
   llmUsageModel,
   artifactModel,
   appApprovalModel,
+  scheduleTriggerModel,
+  scheduleHandlerModel,
+  handlerRunModel,
+  webhookModel,
+  webhookHandlerModel,
+  webhookDeliveryModel,
 ] as readonly ModelDef[];
 
 /** The repositories of one organization: everything a service or activity may read or write for it. */
@@ -174,6 +188,18 @@ export class TenantRepositories {
   }
   get appApprovals() {
     return new AppApprovalsRepository(this.db, this.organizationId);
+  }
+  get scheduleTriggers() {
+    return new ScheduleTriggersRepository(this.db, this.organizationId);
+  }
+  get scheduleHandlers() {
+    return new ScheduleHandlersRepository(this.db, this.organizationId);
+  }
+  get handlerRuns() {
+    return new HandlerRunsRepository(this.db, this.organizationId);
+  }
+  get webhooks() {
+    return new WebhooksRepository(this.db, this.organizationId);
   }
   /** Rows of a table that was loaded through `tables` (so it belongs to this organization). */
   tableRows(table: Pick<CustomTableDoc, '_id'>) {

@@ -41,6 +41,15 @@ import type OpenAI from 'openai';
 import { StepFromPromptService } from '@lib/chains/step-from-prompt.service';
 import { CreditsService } from '@lib/credits/credits.service';
 import type { Logger } from '@lib/logger';
+import { ScheduleHandlersService } from '@lib/schedules/schedule-handlers.service';
+import { ScheduleSync } from '@lib/schedules/schedule-sync';
+import { SchedulesService } from '@lib/schedules/schedules.service';
+import { HandlerTargets } from '@lib/triggers/handler-targets';
+import { WebhookRateLimiter } from '@lib/webhooks/rate-limit';
+import { WebhookDeliveriesService } from '@lib/webhooks/webhook-deliveries.service';
+import { WebhookHandlersService } from '@lib/webhooks/webhook-handlers.service';
+import { WebhooksService } from '@lib/webhooks/webhooks.service';
+import type { Redis } from 'ioredis';
 
 export interface ServiceDeps {
   repos: Repositories;
@@ -50,13 +59,20 @@ export interface ServiceDeps {
   realtime: RealtimeEmitter;
   config: Pick<
     Config,
-    'tableQueryTimeoutMs' | 'maxConcurrentTurnsPerOrg' | 'credits' | 'chainGeneration' | 'artifacts'
+    | 'tableQueryTimeoutMs'
+    | 'maxConcurrentTurnsPerOrg'
+    | 'credits'
+    | 'chainGeneration'
+    | 'artifacts'
+    | 'webhooks'
+    | 'publicBaseUrl'
   >;
   objects: ObjectStore;
   embedders: Embedders;
   vectors: VectorStore;
   llm: OpenAI;
-  logger?: Logger;
+  logger: Logger;
+  redis: Redis;
   /** The organization's workflows as apps see them; by default its action chains (tests give a stand-in). */
   workflows?: WorkflowCatalog;
 }
@@ -83,6 +99,11 @@ export function createServices(deps: ServiceDeps) {
   const artifactAccess = new ArtifactAccess(repos, access);
   const versions = new ArtifactVersions(repos, deps.objects, config.artifacts.maxBytes);
   const appManifests = new AppManifestsService(repos, artifactAccess, versions, workflows);
+  const targets = new HandlerTargets(repos, access);
+  const scheduleSync = new ScheduleSync(repos, temporal, deps.logger.child({ feature: 'schedules' }));
+  const schedules = new SchedulesService(repos, scheduleSync);
+  const webhooks = new WebhooksService(repos, config.publicBaseUrl);
+  const webhookLogger = deps.logger.child({ feature: 'webhooks' });
   return {
     organization: new OrganizationService(repos),
     users: new UsersService(repos, temporal, realtime),
@@ -125,6 +146,18 @@ export function createServices(deps: ServiceDeps) {
       workflows,
       tokens,
       config.artifacts,
+    ),
+    scheduleSync,
+    schedules,
+    scheduleHandlers: new ScheduleHandlersService(repos, schedules, targets),
+    webhooks,
+    webhookHandlers: new WebhookHandlersService(repos, webhooks, targets),
+    webhookDeliveries: new WebhookDeliveriesService(
+      repos,
+      temporal,
+      new WebhookRateLimiter(deps.redis, webhookLogger),
+      config.webhooks,
+      webhookLogger,
     ),
   };
 }

@@ -2,6 +2,7 @@ import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig } from '@lib/config';
 import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
+import { ensureScheduleReconciler } from '@lib/schedules/reconciler-schedule';
 import { createWorker } from './create-worker';
 
 async function main() {
@@ -21,6 +22,7 @@ async function main() {
   });
   const deps = await createDeps(config, { logger });
   const { worker, connection } = await createWorker(config.temporal, deps);
+  await ensureScheduleReconciler(deps.temporal);
   logger.info('worker started');
   try {
     await worker.run();

@@ -8,3 +8,7 @@ export * from './copy-knowledge-base';
 export * from './inbound-email';
 export * from './chain-run';
 export * from './chain-fan-out';
+export * from './schedule-fire';
+export * from './trigger-handler';
+export * from './reconcile-schedules';
+export * from './webhook-delivery';

@@ -150,6 +150,11 @@ export class ConversationsRepository extends TenantRepository {
     );
   }
 
+  /** The agent's reply of one turn, once it is stored (`complete`, or `error` when the turn failed). */
+  reply(conversationId: string, requestId: string) {
+    return this.findOwned(this.messageModel, messageDocId(conversationId, requestId, 'assistant'));
+  }
+
   /**
    * Writes a turn's message once: a retried activity or a re-sent request finds the message already there
    * and returns it unchanged.

@@ -9,6 +9,7 @@ import {
   type KnowledgeBaseDoc,
 } from '@lib/knowledge-bases/knowledge-base.schema';
 import { organizationModel, type OrganizationDoc } from '@lib/organization/organization.schema';
+import { scheduleTriggerModel, type ScheduleTriggerDoc } from '@lib/schedules/schedule-trigger.schema';
 import type { Database } from './connection';
 import { isDuplicateKey } from './duplicate-key';
 
@@ -91,5 +92,17 @@ export class CrossOrgRepository {
   /** A deleted knowledge base leaves no attachment behind, in whichever organization's agents hold one. */
   async removeKnowledgeBaseAttachmentsCrossOrg(kbOrganizationId: string, knowledgeBaseId: string) {
     await this.db.model(agentKbAttachmentModel).deleteMany({ kbOrganizationId, knowledgeBaseId });
+  }
+
+  /** The schedule reconciler sweeps every organization: triggers whose Temporal Schedule may not match their
+   * record yet, changed before `before` (a write newer than that is still being synced by its request). */
+  listScheduleTriggersToSyncCrossOrg(before: Date, limit: number) {
+    return this.db
+      .model(scheduleTriggerModel)
+      .find({ syncPending: true, updatedAt: { $lt: before } })
+      .sort({ updatedAt: 1 })
+      .limit(limit)
+      .select({ _id: 1, organizationId: 1 })
+      .lean<Array<Pick<ScheduleTriggerDoc, '_id' | 'organizationId'>>>();
   }
 }

@@ -26,6 +26,18 @@ export const workflowIds = {
   /** One slice of a fan-out step of a chain run execution. */
   chainFanOut: (parentWorkflowId: string, stepId: string, from: number) =>
     `${parentWorkflowId}-fan-${stepId}-${from}`,
+  /** A schedule trigger's Temporal Schedule. */
+  schedule: (organizationId: string, triggerId: string) => `schedule-${organizationId}-${triggerId}`,
+  /** The fires of a schedule: Temporal appends each fire's scheduled time (`…-2025-01-01T09:00:00Z`). */
+  scheduleFire: (organizationId: string, triggerId: string) => `schedule-fire-${organizationId}-${triggerId}`,
+  /** One handler's execution for one fire or delivery: derives from the fire's or delivery's workflow id, so a
+   * retried or repeated fire or delivery never runs a handler twice. */
+  triggerHandler: (parentWorkflowId: string, handlerId: string) => `${parentWorkflowId}-handler-${handlerId}`,
+  /** The Schedule that runs the schedule reconciler for one task queue. */
+  reconcileSchedules: (taskQueue: string) => `reconcile-schedules-${taskQueue}`,
+  /** One accepted webhook delivery. */
+  webhookDelivery: (organizationId: string, webhookId: string, deliveryId: string) =>
+    `webhook-delivery-${organizationId}-${webhookId}-${deliveryId}`,
   /** Before workflow ids were scoped by conversation (histories recorded then still use it). */
   agentCallV1: (organizationId: string, requestId: string, toolCallId: string) =>
     `agent-call-${organizationId}-${requestId}-${toolCallId}`,

@@ -8,3 +8,4 @@ export * from './ids';
 export * from './invitation';
 export * from './knowledge-bases';
 export * from './names';
+export * from './triggers';

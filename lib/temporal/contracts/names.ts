@@ -9,6 +9,10 @@ export const WORKFLOWS = {
   inboundEmail: 'inboundEmailWorkflow',
   chainRun: 'chainRunWorkflow',
   chainFanOut: 'chainFanOutWorkflow',
+  scheduleFire: 'scheduleFireWorkflow',
+  triggerHandler: 'triggerHandlerWorkflow',
+  reconcileSchedules: 'reconcileSchedulesWorkflow',
+  webhookDelivery: 'webhookDeliveryWorkflow',
 } as const;
 
 /**

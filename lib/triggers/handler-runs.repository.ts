@@ -1,0 +1,65 @@
+import { findOrCreate } from '@lib/db/duplicate-key';
+import { TenantRepository } from '@lib/db/tenant-repository';
+import { handlerRunModel, type HandlerRunDoc } from './handler-run.schema';
+
+export type NewHandlerRun = Pick<
+  HandlerRunDoc,
+  'source' | 'parentId' | 'eventKey' | 'handlerId' | 'handlerType'
+>;
+
+/** Handler executions of one organization's schedules and webhooks. */
+export class HandlerRunsRepository extends TenantRepository {
+  private readonly model = this.db.model(handlerRunModel);
+
+  get(id: string) {
+    return this.findOwned(this.model, id);
+  }
+
+  /** The execution with this id, created `starting` when it is not recorded yet. */
+  async open(id: string, fields: NewHandlerRun) {
+    const { doc } = await findOrCreate(
+      () => this.get(id),
+      async () =>
+        (
+          await this.model.create({
+            ...fields,
+            _id: id,
+            organizationId: this.organizationId,
+            status: 'starting',
+            startedAt: new Date(),
+          })
+        ).toObject(),
+    );
+    return doc;
+  }
+
+  started(id: string, runId: string, requestId: string | null) {
+    return this.updateOwned(this.model, id, { $set: { status: 'started', runId, requestId } });
+  }
+
+  failed(id: string, statusMessage: string) {
+    return this.updateOwned(this.model, id, {
+      $set: { status: 'failed', statusMessage, endedAt: new Date() },
+    });
+  }
+
+  /** The most recent execution of any handler of a schedule or webhook. */
+  latest(parentId: string) {
+    return this.model
+      .findOne(this.scope<HandlerRunDoc>({ parentId }))
+      .sort({ startedAt: -1, _id: -1 })
+      .lean<HandlerRunDoc>();
+  }
+
+  /** The executions of one fire or delivery. */
+  forEvent(parentId: string, eventKey: string) {
+    return this.model
+      .find(this.scope<HandlerRunDoc>({ parentId, eventKey }))
+      .sort({ startedAt: 1, _id: 1 })
+      .lean<HandlerRunDoc[]>();
+  }
+
+  async removeFor(parentId: string) {
+    await this.model.deleteMany(this.scope<HandlerRunDoc>({ parentId }));
+  }
+}

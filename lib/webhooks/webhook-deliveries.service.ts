@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import { WorkflowIdReusePolicy } from '@temporalio/client';
+import {
+  WORKFLOWS,
+  workflowIds,
+  type WebhookDeliveryInput,
+  type WebhookDeliveryWorkflow,
+  type WebhookRequest,
+} from '@contracts';
+import { AppError, notFound } from '@lib/errors';
+import { newId } from '@lib/ids';
+import type { Logger } from '@lib/logger';
+import type { Repositories } from '@lib/repositories';
+import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
+import type { WebhookRateLimiter } from './rate-limit';
+import { verifySignature } from './signature';
+
+export interface WebhookSettings {
+  /** accepted deliveries per webhook and minute, unless the webhook sets its own */
+  ratePerMinute: number;
+  /** how far a signed delivery's timestamp may be from now */
+  signatureToleranceSeconds: number;
+}
+
+/** Request headers a handler never sees (credentials the sender may forward, the signature itself). */
+const HIDDEN_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'webhook-signature']);
+
+export interface IncomingDelivery {
+  organizationId: string;
+  webhookId: string;
+  rawBody: Buffer;
+  body: unknown;
+  headers: Record<string, string | string[] | undefined>;
+  method: string;
+  path: string;
+  queryParams: Record<string, unknown>;
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
+
+/**
+ * Accepts deliveries to `POST …/webhooks/{webhookId}/execute` (no authentication unless the webhook asks for
+ * signatures). A delivery is accepted once its workflow has started: that start is the durable record, so an
+ * answered delivery is never lost, and its id derives from the sender's event id, so a delivery sent again
+ * starts nothing.
+ */
+export class WebhookDeliveriesService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly temporal: TemporalDeps,
+    private readonly limiter: WebhookRateLimiter,
+    private readonly settings: WebhookSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  async accept(incoming: IncomingDelivery): Promise<{ duplicate: boolean; deliveryId: string }> {
+    const { organizationId, webhookId } = incoming;
+    const webhooks = this.repos.tenant(organizationId).webhooks;
+    // The same answer whether the organization or the webhook is missing.
+    const webhook = await webhooks.get(webhookId);
+    if (!webhook) throw notFound('webhook');
+    const header = (name: string) => {
+      const v = incoming.headers[name];
+      return Array.isArray(v) ? v.join(', ') : v;
+    };
+    if (webhook.signatureVerification && webhook.signingSecret)
+      verifySignature(
+        webhook.signingSecret,
+        {
+          id: header('webhook-id'),
+          timestamp: header('webhook-timestamp'),
+          signature: header('webhook-signature'),
+        },
+        incoming.rawBody,
+        this.settings.signatureToleranceSeconds,
+      );
+    await this.limiter.take(webhookId, webhook.rateLimitPerMinute ?? this.settings.ratePerMinute);
+
+    const eventId = header('webhook-id') || header('idempotency-key') || null;
+    const deliveryId = eventId ? `whd_${digest(`${webhookId}\n${eventId}`)}` : newId('whd');
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(incoming.headers))
+      if (value !== undefined && !HIDDEN_HEADERS.has(name))
+        headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    const request: WebhookRequest = {
+      body: incoming.body ?? null,
+      headers,
+      method: incoming.method,
+      path: incoming.path,
+      queryParams: incoming.queryParams,
+      pathParams: { organizationId, webhookId },
+    };
+    const input: WebhookDeliveryInput = {
+      organizationId,
+      webhookId,
+      deliveryId,
+      eventId: eventId ?? null,
+      receivedAt: new Date().toISOString(),
+      request,
+    };
+    let alreadyStarted: boolean;
+    try {
+      ({ alreadyStarted } = await startIdempotent<WebhookDeliveryWorkflow>(
+        this.temporal,
+        WORKFLOWS.webhookDelivery,
+        {
+          workflowId: workflowIds.webhookDelivery(organizationId, webhookId, deliveryId),
+          args: [input],
+          // an event id is accepted once, even after its delivery finished
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        },
+      ));
+    } catch (err) {
+      this.logger.error({ err, organizationId, webhookId }, 'webhook delivery could not be recorded');
+      throw new AppError(503, 'unavailable', 'the delivery could not be recorded; send it again');
+    }
+    if (alreadyStarted) await webhooks.noteDuplicate(deliveryId, webhookId);
+    return { duplicate: alreadyStarted, deliveryId };
+  }
+}

@@ -1,0 +1,312 @@
+import { expect } from 'chai';
+import { workflowIds } from '@contracts';
+import { testEnv, type TestEnv } from './helpers/env';
+import { createTestAgent } from './helpers/agents';
+import { as, createTestOrg, type TestOrg } from './helpers/org';
+
+// A cron that fires once a year: nothing fires by itself while the tests run.
+const YEARLY = '0 0 1 1 *';
+
+describe('schedules: triggers, handlers and their Temporal Schedules', function () {
+  this.timeout(120_000);
+  let env: TestEnv;
+  let org: TestOrg;
+  let other: TestOrg;
+  before(async () => {
+    env = await testEnv();
+    other = await createTestOrg(env, 'Other Schedules Org');
+  });
+  beforeEach(async () => {
+    org = await createTestOrg(env, 'Schedules Org');
+  });
+
+  const admin = () => as(env, org.admin.token);
+  const describeSchedule = (organizationId: string, triggerId: string) =>
+    env.deps.temporal.client.schedule.getHandle(workflowIds.schedule(organizationId, triggerId)).describe();
+
+  async function createChain(target = org) {
+    const res = await as(env, target.admin.token)
+      .post(target.path('/chains'), {
+        name: 'Digest',
+        description: 'Daily digest',
+        llmInstructions: 'Be brief.',
+        steps: [{ stepOrder: 1, instructions: 'Summarise' }],
+      })
+      .expect(201);
+    return res.body.actionChainId as string;
+  }
+
+  async function createSchedule(body: Record<string, unknown> = {}) {
+    const res = await admin()
+      .post(org.path('/schedules'), { name: 'Digest', cronExpression: YEARLY, ...body })
+      .expect(201);
+    return res.body as { triggerId: string; cronExpression: string };
+  }
+
+  it('creates, lists, reads, changes in place and deletes triggers with their Temporal Schedules', async () => {
+    const created = await createSchedule({ description: 'Every new year' });
+    expect(created).to.include({
+      organizationId: org.organizationId,
+      name: 'Digest',
+      description: 'Every new year',
+      cronExpression: YEARLY,
+      confirmHighFrequency: false,
+      creatorUserId: org.admin.userId,
+    });
+    const schedule = await describeSchedule(org.organizationId, created.triggerId);
+    expect(schedule.info.nextActionTimes[0]!.toISOString()).to.match(/-01-01T00:00:00.000Z$/);
+    expect(schedule.policies.overlap).to.equal('BUFFER_ONE');
+    expect(schedule.policies.catchupWindow).to.equal(10 * 60 * 1000);
+
+    await admin()
+      .post(org.path('/schedules'), { name: 'Second', cronExpression: '30 7 * * 1-5' })
+      .expect(201);
+    const list = await admin().get(org.path('/schedules?limit=1')).expect(200);
+    expect(list.body).to.include({ totalRows: 2, offset: 0 });
+    expect(list.body.items.map((t: { triggerId: string }) => t.triggerId)).to.deep.equal([created.triggerId]);
+
+    const updated = await admin()
+      .put(org.path(`/schedules/${created.triggerId}`), { name: 'Noon', cronExpression: '0 12 * * *' })
+      .expect(200);
+    expect(updated.body).to.include({ name: 'Noon', cronExpression: '0 12 * * *', description: '' });
+    const changed = await describeSchedule(org.organizationId, created.triggerId);
+    expect(changed.info.nextActionTimes[0]!.toISOString()).to.match(/T12:00:00.000Z$/);
+    expect(changed.state.note).to.equal('revision 2');
+
+    await admin()
+      .delete(org.path(`/schedules/${created.triggerId}`))
+      .expect(200, { success: true });
+    await admin()
+      .get(org.path(`/schedules/${created.triggerId}`))
+      .expect(404);
+    await describeSchedule(org.organizationId, created.triggerId).then(
+      () => expect.fail('the Temporal Schedule should be deleted'),
+      (err: Error) => expect(err.name).to.equal('ScheduleNotFoundError'),
+    );
+    expect((await admin().get(org.path('/schedules')).expect(200)).body.totalRows).to.equal(1);
+  });
+
+  it('refuses a bad cron naming the field, and firing more often than every 15 minutes unless confirmed', async () => {
+    const refuse = async (cronExpression: string, field: string) => {
+      const res = await admin().post(org.path('/schedules'), { name: 'Bad', cronExpression }).expect(400);
+      expect(res.body.error.code).to.equal('validation_failed');
+      expect(res.body.error.message, cronExpression).to.contain(field);
+    };
+    await refuse('61 * * * *', 'minute');
+    await refuse('0 24 * * *', 'hour');
+    await refuse('0 0 0 * *', 'day-of-month');
+    await refuse('0 0 1 13 *', 'month');
+    await refuse('0 0 * * 7', 'day-of-week');
+    await refuse('0 0 * * MON', 'day-of-week');
+    await refuse('0 0 * *', 'five fields');
+    await refuse('0 0 * * * *', 'five fields');
+    await refuse('0 0 31 2 *', 'never fires');
+    await refuse('*/5 * * * *', '5 minutes apart');
+    await refuse('0,10 * * * *', '10 minutes apart');
+    // a gap across midnight counts too: 23:59 and 00:00 are a minute apart
+    await refuse('0,59 0,23 * * *', '1 minute apart');
+    await createSchedule({ cronExpression: '*/15 * * * *' });
+    const fast = await createSchedule({ cronExpression: '*/5 * * * *', confirmHighFrequency: true });
+    expect(fast).to.include({ cronExpression: '*/5 * * * *', confirmHighFrequency: true });
+    // an update is checked the same way
+    const res = await admin()
+      .put(org.path(`/schedules/${fast.triggerId}`), { name: 'Fast', cronExpression: '*/5 * * * *' })
+      .expect(400);
+    expect(res.body.error.message).to.contain('confirmHighFrequency');
+  });
+
+  it('keeps handlers: names filled in, PUT storing only instructions and inputMapping', async () => {
+    const { triggerId } = await createSchedule();
+    const chainId = await createChain();
+    const { agentId } = await createTestAgent(env, org.organizationId, { name: 'Reporter' });
+    const base = org.path(`/schedules/${triggerId}/handlers`);
+    const chainHandler = await admin()
+      .post(base, {
+        handlerType: 'action-chain',
+        actionChainId: chainId,
+        instructions: 'Run the digest',
+        inputMapping: { team: 'support' },
+      })
+      .expect(201);
+    expect(chainHandler.body).to.include({
+      triggerId,
+      organizationId: org.organizationId,
+      handlerType: 'action-chain',
+      actionChainId: chainId,
+      actionChainName: 'Digest',
+      agentId: null,
+      workflowId: null,
+      creatorUserId: org.admin.userId,
+    });
+    expect(chainHandler.body.inputMapping).to.deep.equal({ team: 'support' });
+    const workflowHandler = await admin()
+      .post(base, { handlerType: 'workflow', workflowId: chainId, instructions: 'Again' })
+      .expect(201);
+    expect(workflowHandler.body).to.include({
+      workflowId: chainId,
+      workflowName: 'Digest',
+      inputMapping: null,
+    });
+    // the handler runs with its creator's rights: an admin whose group may not use the agent cannot add it
+    await admin().post(base, { handlerType: 'agent', agentId, instructions: 'Write the report' }).expect(404);
+    const agentHandler = await as(env, org.owner.token)
+      .post(base, { handlerType: 'agent', agentId, instructions: 'Write the report' })
+      .expect(201);
+    expect(agentHandler.body).to.include({ agentId, agentName: 'Reporter' });
+
+    // what is missing or mixed up is refused
+    await admin().post(base, { handlerType: 'agent', instructions: 'x' }).expect(400);
+    await admin().post(base, { handlerType: 'action-chain', agentId, instructions: 'x' }).expect(400);
+    await admin()
+      .post(base, { handlerType: 'workflow', workflowId: chainId, agentId, instructions: 'x' })
+      .expect(400);
+    await admin()
+      .post(base, { handlerType: 'workflow', workflowId: 'chn_nope', instructions: 'x' })
+      .expect(400);
+    await as(env, org.owner.token)
+      .post(base, { handlerType: 'agent', agentId: 'agt_nope', instructions: 'x' })
+      .expect(404);
+    await admin().post(base, { handlerType: 'robot', instructions: 'x' }).expect(400);
+
+    const list = await admin().get(`${base}?limit=2&cursor=1`).expect(200);
+    expect(list.body).to.include({ totalRows: 3, offset: 1 });
+    expect(list.body.items.map((h: { handlerId: string }) => h.handlerId)).to.deep.equal([
+      workflowHandler.body.handlerId,
+      agentHandler.body.handlerId,
+    ]);
+
+    const id = chainHandler.body.handlerId as string;
+    const put = await admin()
+      .put(`${base}/${id}`, {
+        handlerType: 'action-chain',
+        actionChainId: chainId,
+        instructions: 'Run it differently',
+        inputMapping: { team: 'sales' },
+      })
+      .expect(200);
+    expect(put.body).to.include({ instructions: 'Run it differently', actionChainId: chainId });
+    expect(put.body.inputMapping).to.deep.equal({ team: 'sales' });
+    // type and target cannot change
+    const otherChain = await createChain();
+    await admin()
+      .put(`${base}/${id}`, { handlerType: 'action-chain', actionChainId: otherChain, instructions: 'x' })
+      .expect(400);
+    await admin()
+      .put(`${base}/${id}`, { handlerType: 'workflow', workflowId: chainId, instructions: 'x' })
+      .expect(400);
+    expect((await admin().get(`${base}/${id}`).expect(200)).body.instructions).to.equal('Run it differently');
+
+    // the list of schedules filtered by what their handlers run
+    const { triggerId: unrelated } = await createSchedule({ name: 'Unrelated' });
+    const ids = async (query: string) => {
+      const res = await admin()
+        .get(org.path(`/schedules?${query}`))
+        .expect(200);
+      return (res.body.items as Array<{ triggerId: string }>).map((t) => t.triggerId);
+    };
+    expect(await ids(`actionChainId=${chainId}`)).to.deep.equal([triggerId]);
+    expect(await ids(`workflowId=${chainId}`)).to.deep.equal([triggerId]);
+    expect(await ids(`agentId=${agentId}`)).to.deep.equal([triggerId]);
+    expect(await ids(`agentId=${agentId}&actionChainId=${otherChain}`)).to.deep.equal([]);
+    expect(await ids('')).to.deep.equal([triggerId, unrelated]);
+
+    await admin().delete(`${base}/${id}`).expect(200, { success: true });
+    await admin().get(`${base}/${id}`).expect(404);
+    // deleting the trigger deletes its handlers
+    await admin()
+      .delete(org.path(`/schedules/${triggerId}`))
+      .expect(200);
+    await admin().get(`${base}/${agentHandler.body.handlerId}`).expect(404);
+    expect(await env.deps.repos.tenant(org.organizationId).scheduleHandlers.all(triggerId)).to.have.length(0);
+  });
+
+  it('answers the runs summary of a trigger that never ran', async () => {
+    const { triggerId } = await createSchedule({ cronExpression: '0 9 * * *' });
+    const res = await admin()
+      .get(org.path(`/schedules/${triggerId}/runs`))
+      .expect(200);
+    expect(res.body.lastRun).to.equal(null);
+    expect(res.body.hasUntrackedWorkflowRuns).to.equal(false);
+    const next = new Date(res.body.nextRun as string);
+    expect(next.toISOString()).to.match(/T09:00:00.000Z$/);
+    expect(next.getTime()).to.be.greaterThan(Date.now());
+  });
+
+  it('is for admins and owners only', async () => {
+    const { triggerId } = await createSchedule();
+    await as(env, org.chat.token).get(org.path('/schedules')).expect(403);
+    await as(env, org.chat.token)
+      .post(org.path('/schedules'), { name: 'x', cronExpression: YEARLY })
+      .expect(403);
+    await as(env, org.chat.token)
+      .get(org.path(`/schedules/${triggerId}/runs`))
+      .expect(403);
+    await as(env, org.owner.token)
+      .get(org.path(`/schedules/${triggerId}`))
+      .expect(200);
+    await as(env, org.apiKey)
+      .get(org.path(`/schedules/${triggerId}/handlers`))
+      .expect(200);
+  });
+
+  it("never shows or changes another organization's schedules, nor runs its chains or agents", async () => {
+    const { triggerId } = await createSchedule();
+    const chainId = await createChain();
+    const handler = await admin()
+      .post(org.path(`/schedules/${triggerId}/handlers`), {
+        handlerType: 'workflow',
+        workflowId: chainId,
+        instructions: 'x',
+      })
+      .expect(201);
+    const handlerId = handler.body.handlerId as string;
+    const stranger = as(env, other.admin.token);
+    await stranger.get(other.path(`/schedules/${triggerId}`)).expect(404);
+    await stranger
+      .put(other.path(`/schedules/${triggerId}`), { name: 'x', cronExpression: YEARLY })
+      .expect(404);
+    await stranger.delete(other.path(`/schedules/${triggerId}`)).expect(404);
+    await stranger.get(other.path(`/schedules/${triggerId}/runs`)).expect(404);
+    await stranger.get(other.path(`/schedules/${triggerId}/handlers`)).expect(404);
+    await stranger.get(other.path(`/schedules/${triggerId}/handlers/${handlerId}`)).expect(404);
+    await stranger
+      .put(other.path(`/schedules/${triggerId}/handlers/${handlerId}`), {
+        handlerType: 'workflow',
+        workflowId: chainId,
+        instructions: 'y',
+      })
+      .expect(404);
+    await stranger.delete(other.path(`/schedules/${triggerId}/handlers/${handlerId}`)).expect(404);
+    expect(
+      (await stranger.get(other.path(`/schedules?workflowId=${chainId}`)).expect(200)).body.items,
+    ).to.deep.equal([]);
+    await stranger.get(org.path(`/schedules/${triggerId}`)).expect(401);
+    // their own trigger cannot run our chain or our agent
+    const theirs = await stranger
+      .post(other.path('/schedules'), { name: 'Theirs', cronExpression: YEARLY })
+      .expect(201);
+    const { agentId } = await createTestAgent(env, org.organizationId);
+    await as(env, org.owner.token)
+      .post(org.path(`/schedules/${triggerId}/handlers`), {
+        handlerType: 'agent',
+        agentId,
+        instructions: 'x',
+      })
+      .expect(201);
+    const theirHandlers = other.path(`/schedules/${theirs.body.triggerId}/handlers`);
+    await stranger
+      .post(theirHandlers, { handlerType: 'workflow', workflowId: chainId, instructions: 'x' })
+      .expect(400);
+    await as(env, other.owner.token)
+      .post(theirHandlers, { handlerType: 'agent', agentId, instructions: 'x' })
+      .expect(404);
+    // and nothing of ours changed
+    expect(
+      (
+        await admin()
+          .get(org.path(`/schedules/${triggerId}/handlers/${handlerId}`))
+          .expect(200)
+      ).body.instructions,
+    ).to.equal('x');
+  });
+});

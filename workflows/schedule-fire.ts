@@ -1,0 +1,27 @@
+import { workflowInfo } from '@temporalio/workflow';
+import type { ScheduleFireInput } from '@contracts';
+import { startHandlers } from './start-handlers';
+import { triggerStore } from './trigger-activity-proxies';
+
+/** The scheduled time Temporal appends to the id of a workflow a Schedule starts (`…-2025-01-01T09:00:00Z`). */
+const SCHEDULED_TIME = /-(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)$/;
+
+/**
+ * One fire of a schedule trigger (started by its Temporal Schedule): every handler the trigger has runs as its
+ * own workflow, whose id derives from this fire's (and so from the fire's scheduled time).
+ */
+export async function scheduleFireWorkflow(input: ScheduleFireInput): Promise<{ handlers: number }> {
+  const { workflowId, startTime } = workflowInfo();
+  const firedAt = SCHEDULED_TIME.exec(workflowId)?.[1] ?? startTime.toISOString();
+  const handlerIds = await triggerStore.loadScheduleFire(input);
+  const handlers = await startHandlers(
+    handlerIds.map((handlerId) => ({
+      organizationId: input.organizationId,
+      source: 'schedule' as const,
+      parentId: input.triggerId,
+      eventKey: firedAt,
+      handlerId,
+    })),
+  );
+  return { handlers };
+}
