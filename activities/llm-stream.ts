@@ -35,7 +35,7 @@ function toOpenAiTools(tools: ModelTool[]): ChatCompletionTool[] | undefined {
 }
 
 /** 4xx answers other than 408/409/429 will fail the same way again: stop retrying them. */
-function classify(err: unknown): never {
+export function classify(err: unknown): never {
   if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
     const retryable = err.status === 408 || err.status === 409 || err.status === 429 || err.status >= 500;
     if (!retryable)

@@ -1,11 +1,11 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ErrorObject } from 'ajv';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
 import { FAILURES, type ChatMessage, type ChatToolCall, type ModelTool } from '@contracts';
 import { validatorFor } from '@lib/chains/step-fields';
 import { isReasoningModel } from '@lib/llm';
-import { toOpenAiMessages } from '../llm-stream';
+import { classify, toOpenAiMessages } from '../llm-stream';
 
 /** Model/tool rounds of one step before it must answer without tools. */
 export const STEP_TOOL_ROUNDS = 8;
@@ -43,19 +43,6 @@ function toolChoiceOf(choice: string | null, tools: ModelTool[]): ChatCompletion
 
 function describe(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? []).map((e) => `${e.instancePath || '(answer)'} ${e.message ?? 'is invalid'}`).join('; ');
-}
-
-/** 4xx answers other than 408/409/429 fail the same way again: the step fails instead of retrying. */
-function rethrow(err: unknown): never {
-  if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
-    const retryable = err.status === 408 || err.status === 409 || err.status === 429 || err.status >= 500;
-    if (!retryable)
-      throw ApplicationFailure.nonRetryable(
-        `the model rejected the request (${err.status}): ${err.message}`,
-        FAILURES.llmRequestRejected,
-      );
-  }
-  throw err;
 }
 
 /**
@@ -124,7 +111,7 @@ async function answer(
         { signal: Context.current().cancellationSignal },
       );
     } catch (err) {
-      rethrow(err);
+      classify(err);
     }
     modelCalls++;
     Context.current().heartbeat();
