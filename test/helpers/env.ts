@@ -59,6 +59,14 @@ export function testEnv(): Promise<TestEnv> {
   return current;
 }
 
+/**
+ * After each test: the shared scripted LLM forgets what the test scripted, so a rule left behind (say one
+ * answering every request for a model) cannot answer a later file's requests.
+ */
+export async function forgetTestScript(): Promise<void> {
+  if (current) (await current).llm.forgetScript();
+}
+
 export async function closeTestEnv(): Promise<void> {
   if (!current) return;
   const env = await current;

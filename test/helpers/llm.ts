@@ -172,6 +172,11 @@ export class ScriptedLlm {
   /** Forgets requests, queue, rules, embedding errors and the default. */
   reset(): void {
     this.requests.length = 0;
+    this.forgetScript();
+  }
+
+  /** Forgets the queue, rules, embedding errors and the default, keeping the requests seen. */
+  forgetScript(): void {
     this.queue.length = 0;
     this.rules.length = 0;
     this.embeddingErrors.length = 0;
