@@ -309,6 +309,29 @@ describe('schedules firing: every handler once per fire, the runs summary, the r
     }
   });
 
+  it('runs nothing for a fire of a deleted trigger whose Schedule was left behind, and removes that Schedule', async () => {
+    const { env, org } = suite;
+    const { chain, triggerId } = await triggerWithHandlers();
+    // the delete's Temporal write never happened: the record is a tombstone, the Schedule still fires
+    await env.deps.repos.tenant(org.organizationId).scheduleTriggers.markDeleted(triggerId);
+    const handle = scheduleHandle(env, org, triggerId);
+    await handle.backfill({
+      start: at('2019-12-31T23:00:00Z'),
+      end: at('2020-01-01T01:00:00Z'),
+      overlap: ScheduleOverlapPolicy.ALLOW_ALL,
+    });
+    const fire = env.deps.temporal.client.workflow.getHandle(fireId(org, triggerId, '2020-01-01T00:00:00Z'));
+    expect(await eventually(() => fire.result(), 120_000)).to.deep.equal({ handlers: 0 });
+    await handle.describe().then(
+      () => expect.fail('the fire should have removed the Schedule'),
+      (err: unknown) => expect(err).to.be.instanceOf(ScheduleNotFoundError),
+    );
+    expect(await chainRuns(chain.chainId)).to.have.length(0);
+    expect(
+      await env.deps.repos.tenant(org.organizationId).scheduleTriggers.getIncludingDeleted(triggerId),
+    ).to.equal(null);
+  });
+
   it('runs the reconciler as a Schedule of its own', async () => {
     const { env } = suite;
     const scheduleId = await ensureScheduleReconciler(env.deps.temporal);

@@ -176,6 +176,21 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
     ]);
 
     const id = chainHandler.body.handlerId as string;
+    // a handler is reached only through its own trigger
+    const { triggerId: sibling } = await createSchedule({ name: 'Sibling' });
+    await admin()
+      .get(org.path(`/schedules/${sibling}/handlers/${id}`))
+      .expect(404);
+    await admin()
+      .put(org.path(`/schedules/${sibling}/handlers/${id}`), {
+        handlerType: 'action-chain',
+        actionChainId: chainId,
+        instructions: 'x',
+      })
+      .expect(404);
+    await admin()
+      .delete(org.path(`/schedules/${sibling}/handlers/${id}`))
+      .expect(404);
     const put = await admin()
       .put(`${base}/${id}`, {
         handlerType: 'action-chain',
@@ -208,7 +223,7 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
     expect(await ids(`workflowId=${chainId}`)).to.deep.equal([triggerId]);
     expect(await ids(`agentId=${agentId}`)).to.deep.equal([triggerId]);
     expect(await ids(`agentId=${agentId}&actionChainId=${otherChain}`)).to.deep.equal([]);
-    expect(await ids('')).to.deep.equal([triggerId, unrelated]);
+    expect(await ids('')).to.deep.equal([triggerId, sibling, unrelated]);
 
     await admin().delete(`${base}/${id}`).expect(200, { success: true });
     await admin().get(`${base}/${id}`).expect(404);

@@ -110,6 +110,17 @@ describe('webhooks: management, limits, signatures', function () {
     expect(badTemplate.body.error.message).to.contain('inputMapping.message');
 
     const handlerId = chainHandler.body.handlerId as string;
+    // a handler is reached only through its own webhook
+    const { webhookId: sibling } = await createWebhook({ name: 'Sibling' });
+    await admin()
+      .get(org.path(`/webhooks/${sibling}/handlers/${handlerId}`))
+      .expect(404);
+    await admin()
+      .put(org.path(`/webhooks/${sibling}/handlers/${handlerId}`), { instructions: 'y' })
+      .expect(404);
+    await admin()
+      .delete(org.path(`/webhooks/${sibling}/handlers/${handlerId}`))
+      .expect(404);
     const changed = await admin()
       .put(`${handlers}/${handlerId}`, {
         instructions: 'Triage it again',
@@ -118,6 +129,13 @@ describe('webhooks: management, limits, signatures', function () {
       .expect(200);
     expect(changed.body).to.include({ instructions: 'Triage it again', actionChainId: chainId });
     expect((await admin().get(`${handlers}?limit=1`).expect(200)).body).to.include({ totalRows: 2 });
+    expect(
+      (
+        await admin()
+          .get(org.path(`/webhooks/${sibling}`))
+          .expect(200)
+      ).body.handlerCount,
+    ).to.equal(0);
     expect(
       (
         await admin()

@@ -83,8 +83,11 @@ export class WebhooksService {
     return this.view(webhook, signingSecret);
   }
 
+  /** Deletes the webhook, its handlers, its delivery log and its handlers' execution records. A delivery still in
+   * flight finds no webhook and runs nothing more. */
   async remove(ctx: RequestContext, webhookId: string) {
     if (!(await this.webhooks(ctx).remove(webhookId))) throw notFound('webhook');
+    await this.repos.tenant(ctx.organizationId).handlerRuns.removeFor(webhookId);
     return { success: true as const };
   }
 

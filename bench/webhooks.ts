@@ -1,0 +1,178 @@
+/**
+ * Webhook deliveries against the bare Temporal workflow-start rate, in one run:
+ *
+ * - Baseline: DELIVERIES (500) workflows started through the Temporal client, CONCURRENCY (20) at a time, each a
+ *   workflow that completes at once (bench/webhooks/bare-workflow.ts, its own worker); starts/s until every one
+ *   completed.
+ * - Service: DELIVERIES POSTs to `…/webhooks/{id}/execute` over HTTP, CONCURRENCY at a time, to a webhook with one
+ *   action-chain handler (a one-step chain the scripted LLM answers at once). Accepted deliveries/s (answers),
+ *   then completed executions/s: until every delivery's workflow, its handler's workflow and the chain run it
+ *   started have ended, and the chain runs are counted (zero lost: every accepted delivery has exactly one run).
+ * Ratio: completed deliveries/s over bare starts/s (target ≥ 0.8). Everything runs in this process (API, worker,
+ * scripted LLM), as in the tests. `STACK_PORT_OFFSET=500 node bench/run.mjs webhooks`
+ */
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { createApp, createHttpServer } from '@api/app';
+import { loadConfig } from '@lib/config';
+import { closeDeps, createDeps } from '@lib/deps';
+import { createLogger } from '@lib/logger';
+import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
+import { startScriptedLlm } from '@test/helpers/llm';
+import { startTestWorker } from '@test/helpers/worker';
+
+const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
+const DELIVERIES = num('DELIVERIES', 500);
+const CONCURRENCY = num('CONCURRENCY', 20);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
+
+/** Runs `task(i)` for i < n, `concurrency` at a time. */
+async function pool(n: number, concurrency: number, task: (i: number) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) await task(next++);
+    }),
+  );
+}
+
+async function waitFor(check: () => Promise<boolean>) {
+  while (!(await check())) await new Promise((r) => setTimeout(r, 250));
+}
+
+async function main() {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  console.log(`load average at start: ${load()}`);
+  const llm = await startScriptedLlm();
+  llm.setDefault({ content: '{"ok": "yes"}' });
+  const config = loadConfig({
+    ...process.env,
+    OPENAI_BASE_URL: llm.baseURL,
+    OPENAI_API_KEY: llm.apiKey,
+    TEMPORAL_TASK_QUEUE: `bench-webhooks-${randomBytes(4).toString('hex')}`,
+    WEBHOOK_RATE_LIMIT_PER_MINUTE: String(1_000_000),
+  });
+  const deps = await createDeps(config, { logger: createLogger('silent') });
+  const worker = await startTestWorker({ config });
+  const client = deps.temporal.client;
+
+  // --- baseline: bare workflow starts, each completed ------------------------------------------------------
+  const bareQueue = `${config.temporal.taskQueue}-bare`;
+  const bareConnection = await NativeConnection.connect({ address: config.temporal.address });
+  const bare = await Worker.create({
+    connection: bareConnection,
+    namespace: config.temporal.namespace,
+    taskQueue: bareQueue,
+    workflowsPath: require.resolve('./webhooks/bare-workflow'),
+  });
+  const bareRunning = bare.run();
+  const prefix = `bench-bare-${randomBytes(4).toString('hex')}`;
+  let t = performance.now();
+  await pool(DELIVERIES, CONCURRENCY, async (i) => {
+    await client.workflow.start('bareNoopWorkflow', {
+      taskQueue: bareQueue,
+      workflowId: `${prefix}-${i}`,
+      args: [i],
+    });
+  });
+  for (let i = 0; i < DELIVERIES; i++) await client.workflow.getHandle(`${prefix}-${i}`).result();
+  const bareSeconds = (performance.now() - t) / 1000;
+  const bareRate = DELIVERIES / bareSeconds;
+  console.log(
+    `bare workflow starts, all completed: ${bareRate.toFixed(1)}/s (${DELIVERIES} in ${bareSeconds.toFixed(1)} s)`,
+  );
+
+  // --- service: webhook deliveries over HTTP --------------------------------------------------------------
+  const boot = await bootstrapOrganization(deps.repos, deps.tokens, {
+    orgName: 'Webhook bench',
+    email: `bench-${randomBytes(4).toString('hex')}@example.test`,
+    name: 'Bench',
+  });
+  const org = boot.organizationId;
+  const ctx = { organizationId: org, userId: boot.userId } as Parameters<
+    typeof deps.services.chains.create
+  >[0];
+  const chain = await deps.services.chains.create(ctx, {
+    name: 'Bench',
+    description: 'one step',
+    llmInstructions: 'Be brief.',
+    steps: [{ stepOrder: 1, instructions: 'Say ok to {{input.n}}' }],
+  });
+  const webhook = await deps.services.webhooks.create(ctx, { name: 'Bench' });
+  await deps.services.webhookHandlers.create(ctx, webhook.webhookId, {
+    handlerType: 'action-chain',
+    actionChainId: chain.actionChainId,
+    instructions: 'Run',
+    inputMapping: { n: '{{body.n}}' },
+  });
+  const server = createHttpServer(createApp(deps));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/orgs/${org}/webhooks/${webhook.webhookId}/execute`;
+  let refused = 0;
+  t = performance.now();
+  await pool(DELIVERIES, CONCURRENCY, async (i) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': `evt-${i}` },
+      body: JSON.stringify({ n: i }),
+    });
+    if (res.status !== 200) refused++;
+    await res.arrayBuffer();
+  });
+  const acceptSeconds = (performance.now() - t) / 1000;
+  const runs = () =>
+    deps.repos
+      .tenant(org)
+      .chainRuns.list(chain.actionChainId, { limit: 1, offset: 0, orderBy: 'created_at', descending: false });
+  await waitFor(async () => {
+    const { total } = await runs();
+    return total >= DELIVERIES - refused;
+  });
+  const finishedRuns = async () => {
+    let done = 0;
+    for (let offset = 0; offset < DELIVERIES; offset += 100) {
+      const page = await deps.repos.tenant(org).chainRuns.list(chain.actionChainId, {
+        limit: 100,
+        offset,
+        orderBy: 'created_at',
+        descending: false,
+      });
+      done += page.items.filter((r) => r.status === 'success' || r.status === 'failed').length;
+    }
+    return done;
+  };
+  await waitFor(async () => (await finishedRuns()) >= DELIVERIES - refused);
+  const completeSeconds = (performance.now() - t) / 1000;
+  const { total } = await runs();
+  const rate = (DELIVERIES - refused) / completeSeconds;
+  console.log(
+    `webhook deliveries: ${(DELIVERIES / acceptSeconds).toFixed(1)}/s accepted (${refused} refused); ` +
+      `${rate.toFixed(1)}/s with every execution completed (${DELIVERIES} in ${completeSeconds.toFixed(1)} s)`,
+  );
+  console.log(
+    `chain runs: ${total} for ${DELIVERIES - refused} accepted deliveries (lost: ${DELIVERIES - refused - total})`,
+  );
+  console.log(
+    `ratio completed deliveries / bare workflow starts: ${(rate / bareRate).toFixed(2)} (target >= 0.8)`,
+  );
+  console.log(`load average at end: ${load()}`);
+
+  server.close();
+  bare.shutdown();
+  await bareRunning;
+  await bareConnection.close();
+  await worker.stop();
+  await closeDeps(deps);
+  await llm.close();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
