@@ -50,7 +50,7 @@ describe('LanceDB vector store: index and concurrency', function () {
     return (await table.listIndices()).map((i) => i.name);
   };
 
-  for (const kind of ['ivf_flat', 'ivf_pq'] as const) {
+  for (const kind of ['ivf_hnsw_sq', 'ivf_flat', 'ivf_pq'] as const) {
     it(`scans below the threshold and builds an ${kind} index past it; a narrow filter still fills topK`, async () => {
       store = new LanceVectorStore(dir, { kind, threshold: 600, reindexAfter: 200, nprobes: 4 });
       await store.upsert(
@@ -71,7 +71,8 @@ describe('LanceDB vector store: index and concurrency', function () {
       const hit = await store.query(MODEL, 'org', { vector: unit(123), topK: 3, knowledgeBaseIds: ['kb'] });
       expect(hit[0]!.id).to.equal(vectorId('kb', 'f23', 123));
       expect(hit[0]!.score).to.be.closeTo(1, 1e-4);
-      // One file's 20 vectors are spread over the index's partitions; 4 probes alone would miss some.
+      // One file's 20 vectors are spread over the index: the IVF kinds' 4 probes alone find 2 or 3 of them, and
+      // the store then scans the file's rows exactly.
       const file = await store.query(MODEL, 'org', {
         vector: unit(7),
         topK: 20,
@@ -101,6 +102,36 @@ describe('LanceDB vector store: index and concurrency', function () {
     expect(stats?.numUnindexedRows).to.equal(0);
     const hit = await store.query(MODEL, 'org', { vector: unit(10_050), topK: 1, knowledgeBaseIds: ['kb'] });
     expect(hit[0]!.id).to.equal(vectorId('kb', 'new', 50));
+  });
+
+  it('rebuilds the index as one when delta indices pile up, and finds rows of every generation', async () => {
+    store = new LanceVectorStore(dir, { threshold: 600, reindexAfter: 100, maxDeltas: 2 });
+    const stats = async () =>
+      (await (await connect(dir)).openTable(tableName(MODEL))).indexStats('vector_idx');
+    await store.upsert(
+      MODEL,
+      'org',
+      Array.from({ length: 600 }, (_, i) => rec('kb', 'base', i)),
+    );
+    await store.maintain(MODEL);
+    const counts: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      await store.upsert(
+        MODEL,
+        'org',
+        Array.from({ length: 100 }, (_, i) => rec('kb', `r${round}`, i, 1000 * (round + 1) + i)),
+      );
+      await store.maintain(MODEL);
+      counts.push((await stats())!.numIndices!);
+    }
+    // a delta per fold (2, then 3), the rebuild folds them into one, then a delta again
+    expect(counts).to.deep.equal([2, 3, 1, 2]);
+    expect((await stats())!.numUnindexedRows).to.equal(0);
+    for (let round = 0; round < 4; round++) {
+      const seed = 1000 * (round + 1) + 42;
+      const hit = await store.query(MODEL, 'org', { vector: unit(seed), topK: 1, knowledgeBaseIds: ['kb'] });
+      expect(hit[0]!.id).to.equal(vectorId('kb', `r${round}`, 42));
+    }
   });
 
   it('shows another connection (the API process is one) what the writer stored after it looked', async () => {

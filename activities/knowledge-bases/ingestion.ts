@@ -181,14 +181,17 @@ export function createIngestionActivities(deps: IngestionDeps) {
       await tenant.kbChunks.setEmbeddings(
         missing.map((c) => ({ id: c._id, embedding: embeddingToBuffer(freshById.get(c._id)!) })),
       );
-      await deps.vectors.upsert(
-        embedder.model,
-        input.organizationId,
-        chunks.map((c) => ({
-          id: vectorId(input.knowledgeBaseId, input.fileId, c.index),
-          values: freshById.get(c._id) ?? embeddingFromBuffer(c.embedding!),
-          metadata: { knowledgeBaseId: input.knowledgeBaseId, fileId: input.fileId, chunkId: c._id },
-        })),
+      // The embedded store's writes wait behind its index builds (up to minutes on a large table): beat meanwhile.
+      await withHeartbeat(() =>
+        deps.vectors.upsert(
+          embedder.model,
+          input.organizationId,
+          chunks.map((c) => ({
+            id: vectorId(input.knowledgeBaseId, input.fileId, c.index),
+            values: freshById.get(c._id) ?? embeddingFromBuffer(c.embedding!),
+            metadata: { knowledgeBaseId: input.knowledgeBaseId, fileId: input.fileId, chunkId: c._id },
+          })),
+        ),
       );
       // A delete that ran while this batch was being embedded removed the vectors before they were written:
       // remove them again rather than leave them behind.

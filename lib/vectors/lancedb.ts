@@ -1,4 +1,11 @@
-import { connect, Index, makeArrowTable, type Connection, type Table } from '@lancedb/lancedb';
+import { connect, makeArrowTable, type Connection, type Table } from '@lancedb/lancedb';
+import {
+  DEFAULT_INDEX_SETTINGS,
+  maintainIndex,
+  tuneSearch,
+  VECTOR_INDEX,
+  type LanceIndexSettings,
+} from '@lib/vectors/lancedb-index';
 import {
   rowKey,
   tableName,
@@ -15,42 +22,10 @@ import type {
   VectorStore,
 } from '@lib/vectors/vector-store';
 
-/**
- * The ANN index and how queries search it. bench/search.ts (100k clustered 384-dim vectors, on a shared,
- * heavily loaded 2-core machine): IVF_FLAT gave recall@10 1.000 at 5–20 probes and builds with no PQ
- * training (which held the table's write queue for minutes at 20k rows); IVF_PQ + refine ×10 gave 0.977.
- */
-export interface LanceIndexSettings {
-  /** Rows from which a table gets a vector index; below it every query is an exact scan (fast at that size). */
-  threshold: number;
-  /** IVF partitions per row count: √rows by default, as LanceDB suggests. */
-  partitions?: (rows: number) => number;
-  /**
-   * IVF_PQ keeps 8-bit codes of the vectors in the index (small, approximate distances, re-ranked by
-   * refineFactor); IVF_FLAT keeps the vectors themselves (exact within the probed partitions, no PQ training).
-   */
-  kind: 'ivf_pq' | 'ivf_flat';
-  /** PQ sub-vectors (dimensions / 8 keeps 8 values per code, SIMD-friendly). */
-  subVectors?: (dimensions: number) => number;
-  /** k-means iterations when training partitions (LanceDB's default is 50). */
-  maxIterations?: number;
-  /** Partitions searched per query at least; more are searched when a filter leaves fewer than topK. */
-  nprobes: number;
-  /** IVF_PQ only: candidates re-ranked on the exact vectors, topK × this (IVF_FLAT's distances are exact). */
-  refineFactor: number;
-  /** Unindexed rows (added after the index was built) that trigger folding them into the index. */
-  reindexAfter: number;
-}
+export { DEFAULT_INDEX_SETTINGS, type LanceIndexSettings };
 
-export const DEFAULT_INDEX_SETTINGS: LanceIndexSettings = {
-  kind: 'ivf_flat',
-  threshold: 20_000,
-  nprobes: 20,
-  refineFactor: 10,
-  reindexAfter: 10_000,
-};
-
-const VECTOR_INDEX = 'vector_idx';
+/** What a query reads back: the ids and the distance, never the vector. */
+const MATCH_COLUMNS = ['id', 'knowledge_base_id', 'file_id', 'chunk_id', '_distance'];
 
 /**
  * Chunk vectors in LanceDB tables on local disk (the embedded default): one table per embedding model, the
@@ -119,7 +94,9 @@ export class LanceVectorStore implements VectorStore {
     if (written >= Math.min(this.settings.threshold, this.settings.reindexAfter) / 4) {
       this.sinceCheck.set(name, 0);
       // Not awaited: the caller's vectors are stored; the index catches up in the table's write queue.
-      this.write(model, (table) => this.maintainIndex(table, model)).catch(() => undefined);
+      this.write(model, (table) => maintainIndex(table, this.settings, model.dimensions)).catch(
+        () => undefined,
+      );
     }
   }
 
@@ -127,19 +104,24 @@ export class LanceVectorStore implements VectorStore {
     if (q.knowledgeBaseIds.length === 0 || q.fileIds?.length === 0 || q.topK <= 0) return [];
     const table = await this.table(model, false);
     if (!table) return [];
-    let search = table
-      .vectorSearch(q.vector)
-      .column('vector')
-      .distanceType('cosine')
-      .where(whereClause(namespace, q))
-      .select(['id', 'knowledge_base_id', 'file_id', 'chunk_id', '_distance'])
-      .limit(q.topK)
-      // A selective filter can leave the first partitions short of topK matches: search on until filled
-      // (0: no maximum). Set before the minimum, which may not exceed the maximum in force.
-      .maximumNprobes(0)
-      .minimumNprobes(this.settings.nprobes);
-    if (this.settings.kind === 'ivf_pq') search = search.refineFactor(this.settings.refineFactor);
-    const rows = (await search.toArray()) as Array<Record<string, unknown> & { _distance: number }>;
+    const where = whereClause(namespace, q);
+    const vector = Float32Array.from(q.vector);
+    const search = () =>
+      table
+        .vectorSearch(vector)
+        .column('vector')
+        .distanceType('cosine')
+        .where(where)
+        .select(MATCH_COLUMNS)
+        .limit(q.topK);
+    type Row = Record<string, unknown> & { _distance: number };
+    let rows = (await tuneSearch(search(), this.settings, q.topK).toArray()) as Row[];
+    // A selective filter (one file, a small knowledge base) can leave the index's candidates short of topK
+    // matches: then the filtered rows are few, and an exact scan of them (scalar indices find them) fills
+    // topK. Without a vector index the first search was that scan already.
+    if (rows.length < q.topK && (await table.indexStats(VECTOR_INDEX))) {
+      rows = (await search().bypassVectorIndex().toArray()) as Row[];
+    }
     return rows.map((row) => ({
       id: String(row.id),
       // cosine distance is 1 − cosine similarity
@@ -177,7 +159,7 @@ export class LanceVectorStore implements VectorStore {
    * do this on their own in the background. Resolves when done (benchmarks, tests).
    */
   async maintain(model: EmbeddingModelRef): Promise<void> {
-    await this.write(model, (table) => this.maintainIndex(table, model));
+    await this.write(model, (table) => maintainIndex(table, this.settings, model.dimensions));
   }
 
   /** Waits for queued writes and index work, then closes the connection. */
@@ -230,35 +212,5 @@ export class LanceVectorStore implements VectorStore {
       next.catch(() => undefined),
     );
     return next;
-  }
-
-  private async maintainIndex(table: Table, model: EmbeddingModelRef): Promise<void> {
-    const rows = await table.countRows();
-    const stats = await table.indexStats(VECTOR_INDEX);
-    if (!stats) {
-      if (rows < this.settings.threshold) return;
-      const partitions = this.settings.partitions?.(rows) ?? Math.max(1, Math.round(Math.sqrt(rows)));
-      const common = {
-        distanceType: 'cosine' as const,
-        numPartitions: partitions,
-        maxIterations: this.settings.maxIterations,
-      };
-      await table.createIndex('vector', {
-        name: VECTOR_INDEX,
-        config:
-          this.settings.kind === 'ivf_flat'
-            ? Index.ivfFlat(common)
-            : Index.ivfPq({
-                ...common,
-                numSubVectors: this.settings.subVectors?.(model.dimensions) ?? model.dimensions / 8,
-              }),
-      });
-      // The filters every query and delete carries.
-      await table.createIndex('namespace', { config: Index.bitmap() });
-      await table.createIndex('knowledge_base_id', { config: Index.btree() });
-      await table.createIndex('key', { config: Index.btree() });
-      return;
-    }
-    if (stats.numUnindexedRows >= this.settings.reindexAfter) await table.optimize();
   }
 }
