@@ -1,4 +1,5 @@
 import type { Deps } from '@lib/deps';
+import { createAnalysisActivities } from './analyses/runs';
 import { createCallbackActivities } from './callbacks';
 import { createEmailActivities } from './email-agents';
 import { createTurnActivities } from './conversations';
@@ -107,5 +108,14 @@ export function createActivities(deps: ActivityDeps) {
       plans: { schedule: schedulePlan(deps.repos), webhook: webhookPlan(deps.repos) },
     }),
     ...createWebhookActivities({ repos: deps.repos }),
+    ...createAnalysisActivities({
+      repos: deps.repos,
+      llm: deps.llm,
+      logger: logger('analyses'),
+      credits: deps.services.credits,
+      artifacts: deps.services.conversationArtifacts,
+      tables: deps.services.tables,
+      knowledge: deps.services.kbSearch,
+    }),
   };
 }

@@ -10,6 +10,7 @@ import { errorHandler } from './error-handler';
 import { jsonDepthLimit } from './json-depth';
 import { mountOperations } from './operations';
 import { agentsHandlers } from './routes/agents';
+import { analysesHandlers } from './routes/analyses';
 import { appBridgeCors, appsHandlers } from './routes/apps';
 import { artifactBodyParser, artifactsHandlers } from './routes/artifacts';
 import { apiKeysHandlers } from './routes/api-keys';
@@ -87,6 +88,7 @@ export function createApp(deps: Deps): Express {
     ...tablesHandlers(deps),
     ...conversationsHandlers(deps),
     ...taskPlansHandlers(deps),
+    ...analysesHandlers(deps),
     ...agentsHandlers(deps),
     ...toolsHandlers(deps),
     ...knowledgeBasesHandlers(deps),

@@ -50,6 +50,8 @@ import { taskPlanModel } from '@lib/task-plans/task-plan.schema';
 import { emailMessageModel } from '@lib/email-agents/email-message.schema';
 import { EmailMessagesRepository } from '@lib/email-agents/email-messages.repository';
 import { TaskPlansRepository } from '@lib/task-plans/task-plans.repository';
+import { analysisModel } from '@lib/analyses/analysis.schema';
+import { AnalysesRepository } from '@lib/analyses/analyses.repository';
 import { creditAccountModel } from '@lib/credits/credit-account.schema';
 import { CreditAccountRepository } from '@lib/credits/credit-accounts.repository';
 import { creditGrantModel } from '@lib/credits/credit-grant.schema';
@@ -87,6 +89,7 @@ export const MODELS: readonly ModelDef[] = [
   etlRuleModel,
   agentKbAttachmentModel,
   taskPlanModel,
+  analysisModel,
   emailMessageModel,
   chainModel,
   stepModel,
@@ -164,6 +167,9 @@ export class TenantRepositories {
   }
   get taskPlans() {
     return new TaskPlansRepository(this.db, this.organizationId);
+  }
+  get analyses() {
+    return new AnalysesRepository(this.db, this.organizationId);
   }
   get chains() {
     return new ChainsRepository(this.db, this.organizationId);

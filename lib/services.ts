@@ -33,6 +33,7 @@ import { KnowledgeBasesService } from '@lib/knowledge-bases/knowledge-bases.serv
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import type { VectorStore } from '@lib/vectors/vector-store';
 import { TaskPlansService } from '@lib/task-plans/task-plans.service';
+import { AnalysesService } from '@lib/analyses/analyses.service';
 import { ChainAttachmentsService } from '@lib/chains/chain-attachments.service';
 import { ChainRunsService } from '@lib/chains/chain-runs.service';
 import { ChainsService } from '@lib/chains/chains.service';
@@ -117,6 +118,7 @@ export function createServices(deps: ServiceDeps) {
     agentTools: new AgentToolsService(repos, agents),
     conversations,
     taskPlans: new TaskPlansService(repos, conversations, temporal, realtime),
+    analyses: new AnalysesService(repos, conversations, temporal),
     tables,
     knowledgeBases: new KnowledgeBasesService(
       repos,

@@ -7,6 +7,7 @@ import {
   type TurnWorkflow,
 } from '@contracts';
 import type { AgentAccess } from '@lib/agents/agent-access';
+import { removeConversationAnalyses } from '@lib/analyses/analysis-runs';
 import type { RequestContext } from '@lib/auth/context';
 import { badRequest, conflict, notFound, TooManyRequestsError } from '@lib/errors';
 import { BlockedAddressError, type OutboundClient } from '@lib/http/outbound';
@@ -210,6 +211,7 @@ export class ConversationsService {
     await this.load(ctx, id);
     await this.repo(ctx).remove(id);
     await this.repos.tenant(ctx.organizationId).taskPlans.removeForConversation(id);
+    await removeConversationAnalyses(this.repos, this.temporal, ctx.organizationId, id);
     return { organizationId: ctx.organizationId, conversationId: id };
   }
 

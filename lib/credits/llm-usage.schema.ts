@@ -2,7 +2,7 @@ import { Schema } from 'mongoose';
 import { defineModel, type DocOf } from '@lib/db/connection';
 
 /** What a model call was for: every feature that calls a model on an organization's behalf names itself. */
-export const USAGE_PURPOSES = ['chain-from-prompt', 'chain-step'] as const;
+export const USAGE_PURPOSES = ['chain-from-prompt', 'chain-step', 'analysis'] as const;
 export type UsagePurpose = (typeof USAGE_PURPOSES)[number];
 
 /** One model call made for an organization: its tokens and what it cost in credits. */

@@ -97,6 +97,41 @@ export class KbSearchService {
     return hits;
   }
 
+  /**
+   * The knowledge bases an analysis searches: the organization's ORGANIZATION knowledge bases, the personal ones
+   * of the member who asked and of the conversation's agent, and those attached to the agent (public ones of
+   * other organizations included). Never another member's personal knowledge base.
+   */
+  async forAnalysis(organizationId: string, who: { userId: string; agentId: string }) {
+    const tenant = this.repos.tenant(organizationId);
+    const [readable, attached] = await Promise.all([
+      tenant.knowledgeBases.listReadable({ userId: who.userId, agentIds: [who.agentId] }),
+      tenant.agentKnowledgeBases.list(who.agentId),
+    ]);
+    const seen = new Set(readable.map((kb) => `${kb.organizationId}/${kb.knowledgeBaseId}`));
+    const extra = await Promise.all(
+      attached
+        .filter((a) => !seen.has(`${a.kbOrganizationId}/${a.knowledgeBaseId}`))
+        .map((a) =>
+          a.kbOrganizationId === organizationId
+            ? tenant.knowledgeBases.get(a.knowledgeBaseId)
+            : this.repos.crossOrg.findPublicKnowledgeBaseCrossOrg(a.kbOrganizationId, a.knowledgeBaseId),
+        ),
+    );
+    return [...readable, ...extra.filter((kb): kb is KnowledgeBaseDoc => kb !== null)];
+  }
+
+  /** What an analysis's search tool finds in `forAnalysis`'s knowledge bases. */
+  async searchForAnalysis(
+    organizationId: string,
+    who: { userId: string; agentId: string },
+    q: string,
+    limit: number,
+  ) {
+    const { hits } = await this.search(await this.forAnalysis(organizationId, who), { q, limit, offset: 0 });
+    return hits;
+  }
+
   private async everyReadable(ctx: RequestContext) {
     const [own, others] = await Promise.all([
       this.repos.tenant(ctx.organizationId).knowledgeBases.listReadable(await this.access.personalScope(ctx)),

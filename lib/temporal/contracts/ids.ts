@@ -38,6 +38,9 @@ export const workflowIds = {
   /** One accepted webhook delivery. */
   webhookDelivery: (organizationId: string, webhookId: string, deliveryId: string) =>
     `webhook-delivery-${organizationId}-${webhookId}-${deliveryId}`,
+  /** One run (generation) of an analysis of a conversation (PUT with a changed question starts the next). */
+  analysis: (organizationId: string, analysisId: string, generation: number) =>
+    `analysis-${organizationId}-${analysisId}-${generation}`,
   /** Before workflow ids were scoped by conversation (histories recorded then still use it). */
   agentCallV1: (organizationId: string, requestId: string, toolCallId: string) =>
     `agent-call-${organizationId}-${requestId}-${toolCallId}`,

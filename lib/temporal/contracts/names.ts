@@ -13,6 +13,7 @@ export const WORKFLOWS = {
   triggerHandler: 'triggerHandlerWorkflow',
   reconcileSchedules: 'reconcileSchedulesWorkflow',
   webhookDelivery: 'webhookDeliveryWorkflow',
+  analysis: 'analysisWorkflow',
 } as const;
 
 /**
@@ -40,4 +41,8 @@ export const FAILURES = {
   chainStepFailed: 'ChainStepFailed',
   /** a chain run execution was superseded by a re-run, or its run or chain was deleted */
   chainRunSuperseded: 'ChainRunSuperseded',
+  /** an analysis run was superseded by a re-run, or its analysis was deleted */
+  analysisSuperseded: 'AnalysisSuperseded',
+  /** an analysis cannot be done as it is (its conversation or agent is gone, the credits are used up) */
+  analysisFailed: 'AnalysisFailed',
 } as const;
