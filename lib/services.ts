@@ -8,7 +8,7 @@ import { AppRuntimeService } from '@lib/artifacts/app-runtime.service';
 import { ArtifactAccess } from '@lib/artifacts/artifact-access';
 import { ArtifactVersions } from '@lib/artifacts/artifact-versions';
 import { ArtifactsService } from '@lib/artifacts/artifacts.service';
-import { ConversationArtifactsService } from '@lib/artifacts/conversation-artifacts.service';
+import { ToolArtifactsService } from '@lib/artifacts/tool-artifacts.service';
 import type { WorkflowCatalog } from '@lib/artifacts/workflow-catalog';
 import type { TokenService } from '@lib/auth/tokens';
 import type { Config } from '@lib/config';
@@ -138,7 +138,7 @@ export function createServices(deps: ServiceDeps) {
     credits,
     stepFromPrompt: new StepFromPromptService(deps.llm, credits, config.chainGeneration, deps.logger),
     artifacts: new ArtifactsService(repos, artifactAccess, versions, deps.objects, kbFiles),
-    conversationArtifacts: new ConversationArtifactsService(repos, versions),
+    toolArtifacts: new ToolArtifactsService(repos, versions),
     appManifests,
     appRuntime: new AppRuntimeService(
       repos,

@@ -57,7 +57,7 @@ describe('agent server tools', () => {
       repos: env.deps.repos,
       tables: env.deps.services.tables,
       taskPlans: env.deps.services.taskPlans,
-      artifacts: env.deps.services.conversationArtifacts,
+      artifacts: env.deps.services.toolArtifacts,
       knowledge: env.deps.services.kbSearch,
       outbound: createOutboundClient({ allowPrivate, resolve }),
       realtime: { emit: () => undefined },

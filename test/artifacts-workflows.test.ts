@@ -3,6 +3,7 @@ import type { ChatRequest } from './helpers/llm';
 import { useWorkerAndOrg } from './helpers/worker';
 import { as, addMember, createTestOrg } from './helpers/org';
 import { download, publish, uploadArtifact } from './helpers/artifacts';
+import { createRunnableChain, runToEnd, userText } from './helpers/chains';
 import { createKb, search, settled } from './helpers/kb';
 import { eventually } from './helpers/wait';
 
@@ -114,7 +115,7 @@ describe('artifacts with the worker: agent tools in turns, sending to a knowledg
       requestId: 'req-a',
       toolCallId,
     });
-    const tools = env.deps.services.conversationArtifacts;
+    const tools = env.deps.services.toolArtifacts;
     const args = { name: 'Doc', contentType: 'text/plain', content: 'one' };
     const made = await tools.create(call(first._id, 'c1'), args);
     expect(await tools.create(call(first._id, 'c1'), args)).to.deep.equal(made);
@@ -136,6 +137,97 @@ describe('artifacts with the worker: agent tools in turns, sending to a knowledg
       () => expect.fail('an artifact was written into a conversation that does not exist'),
       (err: { status?: number }) => expect(err.status).to.equal(404),
     );
+    // a chain step reaches only its own run's artifacts, and only runs that exist
+    const stepCall = {
+      organizationId: org.organizationId,
+      agentId: 'chain:chn_x',
+      chainRun: { actionChainId: 'chn_x', runId: 'run_missing' },
+      userId: org.chat.userId,
+      requestId: 'req-a',
+      toolCallId: 'c5',
+    };
+    await tools.update(stepCall, { artifactId: made.artifactId, content: 'x' }).then(
+      () => expect.fail('a chain step updated a conversation artifact'),
+      (err: { status?: number }) => expect(err.status).to.equal(404),
+    );
+    await tools.create(stepCall, args).then(
+      () => expect.fail('an artifact was written into a chain run that does not exist'),
+      (err: { status?: number }) => expect(err.status).to.equal(404),
+    );
+  });
+
+  it('lets a chain step write artifacts into its run, one per fan-out element even when call ids repeat', async () => {
+    const { env, org } = suite;
+    const chain = await createRunnableChain(env, org, [
+      {
+        stepOrder: 1,
+        name: 'write',
+        forEachElement: '$.input.topics',
+        instructions: 'Write a note about {{element}}',
+        outputSchema: {
+          type: 'object',
+          properties: { artifactId: { type: 'string' } },
+          required: ['artifactId'],
+        },
+      },
+    ]);
+    await as(env, org.admin.token)
+      .post(org.path(`/chains/${chain.chainId}/steps/${chain.stepIds[0]}/tools`), {
+        toolCode: 'create_artifact',
+        config: {},
+      })
+      .expect(201);
+    chain.answer((body) => {
+      const results = toolResults(body);
+      const topic = /about (\w+)/.exec(userText(body))![1]!;
+      // every element's model uses the same tool call id: the elements must not share one artifact
+      if (!results.length)
+        return {
+          toolCalls: [
+            {
+              id: 'call_same',
+              name: 'create_artifact',
+              arguments: { name: `Note ${topic}`, contentType: 'text/markdown', content: `# ${topic}` },
+            },
+          ],
+        };
+      const made = JSON.parse(results[0]!.content as string) as { artifactId: string };
+      return { content: JSON.stringify({ artifactId: made.artifactId }) };
+    });
+    const run = await runToEnd(env, org, chain.chainId, { topics: ['tides', 'winds'] });
+    expect(run.status, run.statusMessage ?? '').to.equal('success');
+    const ids = run.state.artifactId as string[];
+    expect(new Set(ids).size).to.equal(2);
+
+    const listed = await as(env, org.chat.token)
+      .get(org.path(`/artifacts?chainRunId=${run.runId}`))
+      .expect(200);
+    expect(listed.body.items.map((a: { artifactId: string }) => a.artifactId)).to.have.members(ids);
+    for (const a of listed.body.items)
+      expect(a).to.deep.include({
+        scope: 'chain-run',
+        source: 'chain-run',
+        chainRunId: run.runId,
+        actionChainId: chain.chainId,
+        conversationId: null,
+        // the member who started the run owns what its steps write
+        creatorUserId: org.chat.userId,
+      });
+    const byName = Object.fromEntries(
+      listed.body.items.map((a: { name: string; artifactId: string }) => [a.name, a.artifactId]),
+    );
+    expect((await download(env, org, org.chat.token, byName['Note winds'] as string)).text).to.equal(
+      '# winds',
+    );
+    const stranger = await addMember(env, org.organizationId, 'chat', 'Stranger');
+    await as(env, stranger.token)
+      .get(org.path(`/artifacts/${ids[0]}`))
+      .expect(404);
+    // promoted into the library, it still says which run wrote it
+    const promoted = await as(env, org.chat.token)
+      .post(org.path(`/artifacts/${ids[0]}/promote`), {})
+      .expect(200);
+    expect(promoted.body.artifact).to.deep.include({ scope: 'library', chainRunId: run.runId });
   });
 
   it('sends a version to a knowledge base, where it is ingested like an upload and found by search', async () => {

@@ -377,7 +377,7 @@ describe('artifacts: library, versions, sharing, pins', () => {
         creatorUserId: org.chat.userId,
         isBrowserTask: false,
       });
-    const made = await env.deps.services.conversationArtifacts.create(
+    const made = await env.deps.services.toolArtifacts.create(
       {
         organizationId: org.organizationId,
         agentId: 'default-assistant',

@@ -12,7 +12,7 @@ import {
 import { analysisPrompt, artifactNameOf, questionOf } from '@lib/analyses/analysis-rules';
 import type { AnalysisDoc } from '@lib/analyses/analysis.schema';
 import type { AnalysisOutcome } from '@lib/analyses/analyses.repository';
-import type { ConversationArtifactsService } from '@lib/artifacts/conversation-artifacts.service';
+import type { ToolArtifactsService } from '@lib/artifacts/tool-artifacts.service';
 import type { CreditsService } from '@lib/credits/credits.service';
 import { AppError, InsufficientCreditsError } from '@lib/errors';
 import { isReasoningModel } from '@lib/llm';
@@ -27,7 +27,7 @@ export interface AnalysisActivityDeps extends AnalysisToolDeps {
   logger: Logger;
   /** Model calls of analyses are paid with the organization's credits, like chain steps. */
   credits: Pick<CreditsService, 'requireCredits' | 'recordUsage'>;
-  artifacts: Pick<ConversationArtifactsService, 'create' | 'update'>;
+  artifacts: Pick<ToolArtifactsService, 'create' | 'update'>;
 }
 
 /** The run is no longer the analysis's current one (re-run or deleted): it stops and writes nothing. */

@@ -11,6 +11,7 @@ import {
   type ChainRunPlan,
   type ChainStepInput,
   type ChainStepOutcome,
+  type ChatToolCall,
 } from '@contracts';
 import type { ChainDoc, StepDoc } from '@lib/chains/chain.schema';
 import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
@@ -23,7 +24,7 @@ import type { CreditsService } from '@lib/credits/credits.service';
 import type { Logger } from '@lib/logger';
 import type { Repositories, TenantRepositories } from '@lib/repositories';
 import { answerStep, type StepAnswer } from './step-model';
-import { loadStepTools, type StepToolDeps, type StepTools } from './step-tools';
+import { loadStepTools, type StepRunRef, type StepToolDeps, type StepTools } from './step-tools';
 
 export interface ChainActivityDeps extends StepToolDeps {
   repos: Repositories;
@@ -42,6 +43,7 @@ interface StepRun {
   chain: ChainDoc;
   step: StepDoc;
   attachments: StepAttachmentDoc[];
+  runRef: StepRunRef;
   state: State;
   stepResult: { outcome: StepOutcome; generation: number } | undefined;
 }
@@ -86,6 +88,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
       chain,
       step,
       attachments,
+      runRef: { actionChainId: run.actionChainId, runId: run._id, startedByUserId: run.startedByUserId },
       state: JSON.parse(run.stateJson) as State,
       stepResult: run.stepResults[input.stepId],
     };
@@ -104,7 +107,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
         const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${input.stepId}`;
         return {
           ...run,
-          tools: await loadStepTools(run.tenant, run.attachments, run.chain._id, scope, deps),
+          tools: await loadStepTools(run.tenant, run.attachments, run.runRef, scope, deps),
         };
       })();
       ctx.catch(() => fanOutContexts.delete(key));
@@ -266,7 +269,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
         return { kind: 'fan-out', elements: selection.elements.length };
       }
       const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${step._id}`;
-      const tools = await loadStepTools(run.tenant, run.attachments, run.chain._id, scope, deps);
+      const tools = await loadStepTools(run.tenant, run.attachments, run.runRef, scope, deps);
       const answer = await ask(run, tools, credit);
       const [, outcome] = await Promise.all([
         bill(input.organizationId, step._id, answer.usage),
@@ -290,7 +293,8 @@ export function createChainActivities(deps: ChainActivityDeps) {
       const element = await runs.getElement(input.runId, input.stepId, input.index);
       if (!element) throw superseded('the fan-out elements were replaced');
       if (element.outputJson !== null) return;
-      const answer = await ask(ctx, ctx.tools, credit, {
+      const tools = { tools: ctx.tools.tools, run: (call: ChatToolCall) => ctx.tools.run(call, input.index) };
+      const answer = await ask(ctx, tools, credit, {
         value: JSON.parse(element.elementJson),
         index: input.index,
       });

@@ -34,7 +34,8 @@ const askParameters = {
 /** What a step's model may call, and how each call runs. */
 export interface StepTools {
   tools: ModelTool[];
-  run(call: ChatToolCall): Promise<string>;
+  /** Runs one call; a fan-out element passes its index, so elements' calls never share ids. */
+  run(call: ChatToolCall, element?: number): Promise<string>;
 }
 
 /**
@@ -43,13 +44,21 @@ export interface StepTools {
  * workflow, id derived from `callScope`, so a retried step finds the same answer). A tool that fails answers
  * the model with the error, as in agent turns.
  */
+/** The chain run a step belongs to: its tools act for the member who started it. */
+export interface StepRunRef {
+  actionChainId: string;
+  runId: string;
+  startedByUserId: string;
+}
+
 export async function loadStepTools(
   tenant: TenantRepositories,
   attachments: StepAttachmentDoc[],
-  actionChainId: string,
+  chainRun: StepRunRef,
   callScope: string,
   deps: StepToolDeps,
 ): Promise<StepTools> {
+  const { actionChainId } = chainRun;
   const configs = new Map<string, Record<string, unknown> | null>();
   const tools: ModelTool[] = [];
   const kbIds: string[] = [];
@@ -85,14 +94,14 @@ export async function loadStepTools(
   }
   const organizationId = tenant.organizationId;
 
-  async function ask(agentId: string, args: Record<string, unknown>, callId: string) {
+  async function ask(agentId: string, args: Record<string, unknown>, scope: string, callId: string) {
     const input: AgentCallInput = {
       organizationId,
       agentId,
       prompt: typeof args.message === 'string' ? args.message : JSON.stringify(args),
       depth: 1,
     };
-    const workflowId = workflowIds.agentCall(callScope, callId);
+    const workflowId = workflowIds.agentCall(scope, callId);
     // A retried step finds the answer of its first attempt, even when that call already finished.
     await startIdempotent(deps.temporal, WORKFLOWS.agentCall, {
       workflowId,
@@ -107,7 +116,7 @@ export async function loadStepTools(
     }
   }
 
-  async function run(call: ChatToolCall): Promise<unknown> {
+  async function run(call: ChatToolCall, scope: string): Promise<unknown> {
     const toolCallId = call.id;
     let args: Record<string, unknown>;
     try {
@@ -123,7 +132,7 @@ export async function loadStepTools(
       );
     }
     const agentId = askTools.get(call.name);
-    if (agentId) return ask(agentId, args, call.id);
+    if (agentId) return ask(agentId, args, scope, call.id);
     const spec = findTool(call.name);
     const config = configs.get(call.name);
     if (!spec?.run || config === undefined)
@@ -132,7 +141,14 @@ export async function loadStepTools(
       return { error: `the configuration of ${call.name} is no longer valid; update the attachment` };
     // The chain acts for its organization: its id stands in for the user, as an agent's does.
     return spec.run(
-      { organizationId, agentId: `chain:${actionChainId}`, config, requestId: callScope, toolCallId },
+      {
+        organizationId,
+        agentId: `chain:${actionChainId}`,
+        config,
+        requestId: scope,
+        toolCallId,
+        chainRun: { actionChainId, runId: chainRun.runId, userId: chainRun.startedByUserId },
+      },
       args,
       deps,
     );
@@ -140,9 +156,9 @@ export async function loadStepTools(
 
   return {
     tools,
-    async run(call) {
+    async run(call, element) {
       try {
-        return JSON.stringify(await run(call));
+        return JSON.stringify(await run(call, element === undefined ? callScope : `${callScope}-${element}`));
       } catch (err) {
         if (err instanceof ApplicationFailure && err.type === FAILURES.toolInput)
           return JSON.stringify({ error: err.message });

@@ -45,6 +45,7 @@ export function artifactsHandlers(deps: Deps): OperationHandlers {
         await artifacts.list(ctxOf(req), {
           scope: q.scope as ArtifactScope | undefined,
           conversationId: q.conversationId as string | undefined,
+          chainRunId: q.chainRunId as string | undefined,
           pinned: q.pinned === undefined ? undefined : q.pinned === true || q.pinned === 'true',
           contentType: q.contentType as string | undefined,
           creatorUserId: q.creatorUserId as string | undefined,

@@ -1,10 +1,11 @@
 import { Schema } from 'mongoose';
 import { defineModel, type DocOf } from '@lib/db/connection';
 
-export const ARTIFACT_SCOPES = ['library', 'conversation'] as const;
+/** library: the organization's; conversation / chain-run: written there by an agent tool (until promoted). */
+export const ARTIFACT_SCOPES = ['library', 'conversation', 'chain-run'] as const;
 export type ArtifactScope = (typeof ARTIFACT_SCOPES)[number];
 /** Where the first version came from. */
-export const ARTIFACT_SOURCES = ['upload', 'conversation'] as const;
+export const ARTIFACT_SOURCES = ['upload', 'conversation', 'chain-run'] as const;
 export type ArtifactSource = (typeof ARTIFACT_SOURCES)[number];
 
 const nullableString = { type: String, default: null };
@@ -41,6 +42,9 @@ export const artifactSchema = new Schema(
     source: { type: String, enum: ARTIFACT_SOURCES, required: true },
     /** The conversation that produced it (kept after promotion to the library). */
     conversationId: nullableString,
+    /** The chain run whose step produced it, and its chain (kept after promotion to the library). */
+    chainRunId: nullableString,
+    actionChainId: nullableString,
     creatorUserId: { type: String, required: true },
     /** Every version, oldest first; the last one is the current version. */
     versions: { type: [versionSchema], required: true },
@@ -65,6 +69,8 @@ artifactSchema.index({ organizationId: 1, updatedAt: -1 });
 artifactSchema.index({ organizationId: 1, pinPosition: 1 });
 // Serves: the artifacts of one conversation (the agent tools and `conversationId` filter).
 artifactSchema.index({ organizationId: 1, conversationId: 1 });
+// Serves: the artifacts of one chain run (the `chainRunId` filter, the step tools).
+artifactSchema.index({ organizationId: 1, chainRunId: 1 });
 
 export type ArtifactDoc = DocOf<typeof artifactSchema>;
 export type ArtifactVersionDoc = ArtifactDoc['versions'][number];

@@ -16,6 +16,8 @@ export interface NewArtifact {
   scope: ArtifactScope;
   source: ArtifactSource;
   conversationId: string | null;
+  chainRunId?: string | null;
+  actionChainId?: string | null;
   creatorUserId: string;
   firstVersion: ArtifactVersionDoc;
 }
@@ -27,6 +29,7 @@ export interface ArtifactListQuery extends PageRequest {
   visibility: ArtifactVisibility;
   scope?: ArtifactScope;
   conversationId?: string;
+  chainRunId?: string;
   pinned?: boolean;
   contentType?: string;
   creatorUserId?: string;
@@ -74,6 +77,7 @@ export class ArtifactsRepository extends TenantRepository {
     }
     if (query.scope) filter.scope = query.scope;
     if (query.conversationId) filter.conversationId = query.conversationId;
+    if (query.chainRunId) filter.chainRunId = query.chainRunId;
     if (query.contentType) filter.contentType = query.contentType;
     if (query.creatorUserId) filter.creatorUserId = query.creatorUserId;
     if (query.q) filter.nameKey = containsPattern(query.q.toLowerCase());
@@ -150,11 +154,11 @@ export class ArtifactsRepository extends TenantRepository {
     return this.updateOwned(this.model, artifactId, { $set: { sharedUserIds, sharedGroupIds } });
   }
 
-  /** Moves a conversation artifact to the library (null when it is not one, or not there). */
+  /** Moves a conversation or chain-run artifact to the library (null when it is not one, or not there). */
   promote(artifactId: string, promotedBy: string, name?: string) {
     return this.model
       .findOneAndUpdate(
-        this.scope<ArtifactDoc>({ _id: artifactId, scope: 'conversation' }),
+        this.scope<ArtifactDoc>({ _id: artifactId, scope: { $in: ['conversation', 'chain-run'] } }),
         {
           $set: {
             scope: 'library',

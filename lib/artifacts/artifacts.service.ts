@@ -17,6 +17,7 @@ export const ARTIFACT_DOWNLOAD_SECONDS = 3600;
 export interface ArtifactListFilters extends PageRequest {
   scope?: ArtifactScope;
   conversationId?: string;
+  chainRunId?: string;
   pinned?: boolean;
   contentType?: string;
   creatorUserId?: string;
@@ -158,11 +159,11 @@ export class ArtifactsService {
     return this.wrap(ctx, updated ?? (await this.access.readable(ctx, artifactId)));
   }
 
-  /** A conversation artifact joins the organization's library (same id, versions and approvals). */
+  /** A conversation or chain-run artifact joins the organization's library (same id, versions and approvals). */
   async promote(ctx: RequestContext, artifactId: string, body: { name?: string }) {
     const name = body.name === undefined ? undefined : checkName(body.name);
     const artifact = await this.access.changeable(ctx, artifactId);
-    if (artifact.scope !== 'conversation') throw conflict('the artifact is already in the library');
+    if (artifact.scope === 'library') throw conflict('the artifact is already in the library');
     const promoted = await this.repo(ctx).promote(artifactId, ctx.userId, name);
     if (!promoted) throw conflict('the artifact is already in the library');
     return this.wrap(ctx, promoted);

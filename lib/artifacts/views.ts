@@ -29,6 +29,8 @@ export function toArtifactView(a: ArtifactDoc, opts: { approved: boolean; withVe
     scope: a.scope,
     source: a.source,
     conversationId: a.conversationId ?? null,
+    chainRunId: a.chainRunId ?? null,
+    actionChainId: a.actionChainId ?? null,
     creatorUserId: a.creatorUserId,
     contentType: a.contentType,
     versionCount: a.versionCount,

@@ -1,4 +1,4 @@
-import type { ConversationArtifactsService } from '@lib/artifacts/conversation-artifacts.service';
+import type { ToolArtifactsService } from '@lib/artifacts/tool-artifacts.service';
 import type { OutboundClient } from '@lib/http/outbound';
 import type { TablesService } from '@lib/tables/tables.service';
 import type { TaskPlansService } from '@lib/task-plans/task-plans.service';
@@ -14,6 +14,8 @@ export interface ToolRunContext<C> {
   toolCallId: string;
   /** The conversation of a chat turn (absent when another agent called this one). */
   conversation?: { conversationId: string; userId: string };
+  /** The chain run of a chain step, and who started it. */
+  chainRun?: { actionChainId: string; runId: string; userId: string };
 }
 
 /** What running a tool may use. */
@@ -21,7 +23,7 @@ export interface ToolRunDeps {
   tables: TablesService;
   outbound: OutboundClient;
   taskPlans: Pick<TaskPlansService, 'writeFromTool'>;
-  artifacts: Pick<ConversationArtifactsService, 'create' | 'update'>;
+  artifacts: Pick<ToolArtifactsService, 'create' | 'update'>;
 }
 
 /** One tool of the registry. */

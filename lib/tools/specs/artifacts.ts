@@ -1,5 +1,6 @@
 import { badRequest } from '@lib/errors';
 import { MANIFEST_FILE } from '@lib/artifacts/app-manifest';
+import type { ArtifactToolCall } from '@lib/artifacts/tool-artifacts.service';
 import type { ToolRunContext, ToolSpec } from '../tool-spec';
 
 type NoConfig = Record<string, unknown>;
@@ -11,18 +12,23 @@ const APP_HINT =
   `it declares in <script type="text/plain" data-file="${MANIFEST_FILE}">export default {"workflows": [], ` +
   `"tables": [{"table": "name", "access": "read"}]}</script> (the object written as JSON; access read or write).`;
 
-/** The conversation of the turn; artifacts are written only in chat turns. */
-function inConversation(ctx: ToolRunContext<NoConfig>) {
-  if (!ctx.conversation)
-    throw badRequest('artifacts can only be written in a conversation (not when called by another agent)');
-  return {
+/** Where the call writes: the turn's conversation or the step's chain run (not a call from another agent). */
+function ownerOf(ctx: ToolRunContext<NoConfig>): ArtifactToolCall {
+  const call = {
     organizationId: ctx.organizationId,
     agentId: ctx.agentId,
-    conversationId: ctx.conversation.conversationId,
-    userId: ctx.conversation.userId,
     requestId: ctx.requestId,
     toolCallId: ctx.toolCallId,
   };
+  if (ctx.conversation)
+    return { ...call, conversationId: ctx.conversation.conversationId, userId: ctx.conversation.userId };
+  if (ctx.chainRun) {
+    const { actionChainId, runId, userId } = ctx.chainRun;
+    return { ...call, chainRun: { actionChainId, runId }, userId };
+  }
+  throw badRequest(
+    'artifacts can only be written in a conversation or a chain step (not when called by another agent)',
+  );
 }
 
 const text = (args: Record<string, unknown>, key: string, required: boolean): string | undefined => {
@@ -36,11 +42,12 @@ export const createArtifactTool: ToolSpec<NoConfig> = {
   toolCode: 'create_artifact',
   name: 'Create an artifact',
   description:
-    'Lets the agent write a file (a document, data or an HTML app) into the conversation as a versioned ' +
-    'artifact the user can download, pin as an app, promote to the library or send to a knowledge base.',
+    'Lets the agent (or a chain step) write a file (a document, data or an HTML app) into the conversation ' +
+    '(or the chain run) as a versioned artifact the user can download, pin as an app, promote to the library ' +
+    'or send to a knowledge base.',
   configSchema: { type: 'object', additionalProperties: false, properties: {} },
   model: {
-    description: `Create a new artifact in this conversation and return its artifactId. ${APP_HINT}`,
+    description: `Create a new artifact (in this conversation or chain run) and return its artifactId. ${APP_HINT}`,
     parameters: {
       type: 'object',
       properties: {
@@ -56,7 +63,7 @@ export const createArtifactTool: ToolSpec<NoConfig> = {
   },
   // async: a refusal (not in a conversation, an argument of the wrong type) rejects like the service's own
   run: async (ctx, args, deps) =>
-    await deps.artifacts.create(inConversation(ctx), {
+    await deps.artifacts.create(ownerOf(ctx), {
       name: text(args, 'name', true)!,
       contentType: text(args, 'contentType', true)!,
       content: text(args, 'content', true)!,
@@ -67,11 +74,11 @@ export const updateArtifactTool: ToolSpec<NoConfig> = {
   toolCode: 'update_artifact',
   name: 'Update an artifact',
   description:
-    'Lets the agent publish a new version of an artifact it created in the same conversation (earlier ' +
-    'versions are kept; a new version of an app needs a new approval).',
+    'Lets the agent publish a new version of an artifact written in the same conversation or chain run ' +
+    '(earlier versions are kept; a new version of an app needs a new approval).',
   configSchema: { type: 'object', additionalProperties: false, properties: {} },
   model: {
-    description: `Publish a new version of an artifact of this conversation, replacing its whole content. ${APP_HINT}`,
+    description: `Publish a new version of an artifact of this conversation or chain run, replacing its whole content. ${APP_HINT}`,
     parameters: {
       type: 'object',
       properties: {
@@ -84,7 +91,7 @@ export const updateArtifactTool: ToolSpec<NoConfig> = {
     },
   },
   run: async (ctx, args, deps) =>
-    await deps.artifacts.update(inConversation(ctx), {
+    await deps.artifacts.update(ownerOf(ctx), {
       artifactId: text(args, 'artifactId', true)!,
       content: text(args, 'content', true)!,
       contentType: text(args, 'contentType', false),

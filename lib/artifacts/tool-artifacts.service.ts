@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import { notFound } from '@lib/errors';
+import type { Repositories } from '@lib/repositories';
+import { checkName, type ContentInput } from './artifact-content';
+import type { ArtifactDoc } from './artifact.schema';
+import type { ArtifactVersions } from './artifact-versions';
+import { currentVersion } from './views';
+
+/** Where an agent tool writes: the conversation of a chat turn, or the chain run of a step. */
+export type ArtifactOwner =
+  | { conversationId: string; chainRun?: undefined }
+  | { conversationId?: undefined; chainRun: { actionChainId: string; runId: string } };
+
+/** One tool call of an agent in a conversation turn or a chain step: the ids that make a retried call write
+ * nothing new. */
+export type ArtifactToolCall = ArtifactOwner & {
+  organizationId: string;
+  /** the agent, or `chain:<id>` for a chain step */
+  agentId: string;
+  /** the conversation's creator, or who started the chain run: the artifact is theirs */
+  userId: string;
+  requestId: string;
+  toolCallId: string;
+};
+
+const digest = (...parts: string[]) =>
+  createHash('sha256').update(parts.join('\n')).digest('base64url').slice(0, 22);
+
+/** What the model reads back from an artifact tool. */
+function summary(artifact: ArtifactDoc) {
+  const version = currentVersion(artifact);
+  return {
+    artifactId: artifact._id,
+    name: artifact.name,
+    versionId: version.versionId,
+    version: version.version,
+    contentType: version.contentType,
+    sizeBytes: version.sizeBytes,
+  };
+}
+
+/**
+ * Artifacts written by agent tools (`create_artifact`, `update_artifact`) in conversations and chain steps, and
+ * by analyses. Ids derive from the request and the tool call, so an activity retried after a crash finds what
+ * it wrote. An artifact is updated only from where it was written (its conversation, or its chain run).
+ */
+export class ToolArtifactsService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly versions: ArtifactVersions,
+  ) {}
+
+  /** The owner's fields of a new artifact, once the owner is known to exist. */
+  private async owner(call: ArtifactToolCall) {
+    const tenant = this.repos.tenant(call.organizationId);
+    if (call.chainRun) {
+      const run = await tenant.chainRuns.get(call.chainRun.runId);
+      if (!run) throw notFound('chain run');
+      return {
+        scope: 'chain-run' as const,
+        source: 'chain-run' as const,
+        conversationId: null,
+        chainRunId: run._id,
+        actionChainId: run.actionChainId,
+      };
+    }
+    if (!(await tenant.conversations.get(call.conversationId))) throw notFound('conversation');
+    return {
+      scope: 'conversation' as const,
+      source: 'conversation' as const,
+      conversationId: call.conversationId,
+    };
+  }
+
+  private ownerKey(call: ArtifactToolCall) {
+    return call.chainRun ? `run:${call.chainRun.runId}` : call.conversationId;
+  }
+
+  async create(call: ArtifactToolCall, args: ContentInput & { name: string }) {
+    const name = checkName(args.name);
+    const content = this.versions.decode(args);
+    const owner = await this.owner(call);
+    const key = digest(call.organizationId, this.ownerKey(call), call.requestId, call.toolCallId);
+    const { doc } = await this.versions.create(
+      call.organizationId,
+      { artifactId: `art_${key}`, versionId: `ver_${key}` },
+      { name, ...owner, creatorUserId: call.userId },
+      content,
+      { createdBy: call.userId, agentId: call.agentId },
+    );
+    return summary(doc);
+  }
+
+  /** A new version of an artifact of this conversation or chain run (its content type stays unless given). */
+  async update(
+    call: ArtifactToolCall,
+    args: { artifactId: string; content: string; contentType?: string; name?: string },
+  ) {
+    const name = args.name === undefined ? undefined : checkName(args.name);
+    const artifact = await this.repos.tenant(call.organizationId).artifacts.get(args.artifactId);
+    const mine = call.chainRun
+      ? artifact?.chainRunId === call.chainRun.runId
+      : artifact?.conversationId === call.conversationId;
+    if (!artifact || !mine)
+      throw notFound(`artifact of this ${call.chainRun ? 'chain run' : 'conversation'}`);
+    const content = this.versions.decode({
+      content: args.content,
+      contentType: args.contentType ?? artifact.contentType,
+    });
+    const versionId = `ver_${digest(call.organizationId, this.ownerKey(call), call.requestId, call.toolCallId)}`;
+    const updated = await this.versions.append(
+      call.organizationId,
+      artifact._id,
+      content,
+      { createdBy: call.userId, agentId: call.agentId },
+      { versionId, set: name ? { name, nameKey: name.toLowerCase() } : {} },
+    );
+    return summary(updated);
+  }
+}
