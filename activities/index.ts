@@ -1,4 +1,6 @@
+import type { BrowserPool } from '@lib/browser-sessions/browser-pool';
 import type { Deps } from '@lib/deps';
+import { createBrowserActivities } from './browser-sessions';
 import { createCallbackActivities } from './callbacks';
 import { createEmailActivities } from './email-agents';
 import { createTurnActivities } from './conversations';
@@ -30,7 +32,7 @@ export type ActivityDeps = Pick<
 >;
 
 /** All activities; each feature gets only the dependencies it needs. */
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
   const logger = (feature: string) => deps.logger.child({ feature });
   return {
     ...createUserActivities({
@@ -50,6 +52,7 @@ export function createActivities(deps: ActivityDeps) {
       tables: deps.services.tables,
       taskPlans: deps.services.taskPlans,
       artifacts: deps.services.conversationArtifacts,
+      browserSessions: deps.services.browserSessions,
       knowledge: deps.services.kbSearch,
       outbound: deps.outbound,
       realtime: deps.realtime,
@@ -85,6 +88,7 @@ export function createActivities(deps: ActivityDeps) {
       artifacts: deps.services.conversationArtifacts,
       tables: deps.services.tables,
       outbound: deps.outbound,
+      browserSessions: deps.services.browserSessions,
       knowledge: deps.services.kbSearch,
       temporal: deps.temporal,
     }),
@@ -107,5 +111,11 @@ export function createActivities(deps: ActivityDeps) {
       plans: { schedule: schedulePlan(deps.repos), webhook: webhookPlan(deps.repos) },
     }),
     ...createWebhookActivities({ repos: deps.repos }),
+    ...createBrowserActivities({
+      repos: deps.repos,
+      objects: deps.objects,
+      logger: logger('browser'),
+      browsers,
+    }),
   };
 }

@@ -25,6 +25,7 @@ import { organizationHandlers } from './routes/organization';
 import { schedulesHandlers } from './routes/schedules';
 import { tablesBatchBodyParser, tablesHandlers } from './routes/tables';
 import { taskPlansHandlers } from './routes/task-plans';
+import { browserSessionsHandlers } from './routes/browser-sessions';
 import { toolsHandlers } from './routes/tools';
 import { usersHandlers } from './routes/users';
 import { appSessionAuthHandler, bearerAuthHandler } from './security';
@@ -87,6 +88,7 @@ export function createApp(deps: Deps): Express {
     ...tablesHandlers(deps),
     ...conversationsHandlers(deps),
     ...taskPlansHandlers(deps),
+    ...browserSessionsHandlers(deps),
     ...agentsHandlers(deps),
     ...toolsHandlers(deps),
     ...knowledgeBasesHandlers(deps),

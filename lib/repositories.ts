@@ -50,6 +50,8 @@ import { taskPlanModel } from '@lib/task-plans/task-plan.schema';
 import { emailMessageModel } from '@lib/email-agents/email-message.schema';
 import { EmailMessagesRepository } from '@lib/email-agents/email-messages.repository';
 import { TaskPlansRepository } from '@lib/task-plans/task-plans.repository';
+import { BrowserSessionsRepository } from '@lib/browser-sessions/browser-sessions.repository';
+import { browserSessionModel, browserSlotModel } from '@lib/browser-sessions/browser-session.schema';
 import { creditAccountModel } from '@lib/credits/credit-account.schema';
 import { CreditAccountRepository } from '@lib/credits/credit-accounts.repository';
 import { creditGrantModel } from '@lib/credits/credit-grant.schema';
@@ -87,6 +89,8 @@ export const MODELS: readonly ModelDef[] = [
   etlRuleModel,
   agentKbAttachmentModel,
   taskPlanModel,
+  browserSessionModel,
+  browserSlotModel,
   emailMessageModel,
   chainModel,
   stepModel,
@@ -164,6 +168,9 @@ export class TenantRepositories {
   }
   get taskPlans() {
     return new TaskPlansRepository(this.db, this.organizationId);
+  }
+  get browserSessions() {
+    return new BrowserSessionsRepository(this.db, this.organizationId);
   }
   get chains() {
     return new ChainsRepository(this.db, this.organizationId);

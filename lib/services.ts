@@ -33,6 +33,7 @@ import { KnowledgeBasesService } from '@lib/knowledge-bases/knowledge-bases.serv
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import type { VectorStore } from '@lib/vectors/vector-store';
 import { TaskPlansService } from '@lib/task-plans/task-plans.service';
+import { BrowserSessionsService } from '@lib/browser-sessions/browser-sessions.service';
 import { ChainAttachmentsService } from '@lib/chains/chain-attachments.service';
 import { ChainRunsService } from '@lib/chains/chain-runs.service';
 import { ChainsService } from '@lib/chains/chains.service';
@@ -66,6 +67,7 @@ export interface ServiceDeps {
     | 'artifacts'
     | 'webhooks'
     | 'publicBaseUrl'
+    | 'browser'
   >;
   objects: ObjectStore;
   embedders: Embedders;
@@ -117,6 +119,14 @@ export function createServices(deps: ServiceDeps) {
     agentTools: new AgentToolsService(repos, agents),
     conversations,
     taskPlans: new TaskPlansService(repos, conversations, temporal, realtime),
+    browserSessions: new BrowserSessionsService(
+      repos,
+      conversations,
+      chainRuns,
+      temporal,
+      deps.objects,
+      config.browser,
+    ),
     tables,
     knowledgeBases: new KnowledgeBasesService(
       repos,

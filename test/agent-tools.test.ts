@@ -57,6 +57,7 @@ describe('agent server tools', () => {
       repos: env.deps.repos,
       tables: env.deps.services.tables,
       taskPlans: env.deps.services.taskPlans,
+      browserSessions: env.deps.services.browserSessions,
       artifacts: env.deps.services.conversationArtifacts,
       knowledge: env.deps.services.kbSearch,
       outbound: createOutboundClient({ allowPrivate, resolve }),

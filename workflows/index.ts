@@ -12,3 +12,4 @@ export * from './schedule-fire';
 export * from './trigger-handler';
 export * from './reconcile-schedules';
 export * from './webhook-delivery';
+export * from './browser-session';

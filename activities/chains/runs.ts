@@ -1,3 +1,4 @@
+import { endSessionsOf } from '@lib/browser-sessions/browser-sessions.service';
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type OpenAI from 'openai';
@@ -104,7 +105,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
         const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${input.stepId}`;
         return {
           ...run,
-          tools: await loadStepTools(run.tenant, run.attachments, run.chain._id, scope, deps),
+          tools: await loadStepTools(run.tenant, run.attachments, run.chain._id, scope, deps, input.runId),
         };
       })();
       ctx.catch(() => fanOutContexts.delete(key));
@@ -266,7 +267,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
         return { kind: 'fan-out', elements: selection.elements.length };
       }
       const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${step._id}`;
-      const tools = await loadStepTools(run.tenant, run.attachments, run.chain._id, scope, deps);
+      const tools = await loadStepTools(run.tenant, run.attachments, run.chain._id, scope, deps, input.runId);
       const answer = await ask(run, tools, credit);
       const [, outcome] = await Promise.all([
         bill(input.organizationId, step._id, answer.usage),
@@ -388,6 +389,13 @@ export function createChainActivities(deps: ChainActivityDeps) {
           finishedAt: new Date(),
         });
       await tenant.chainRuns.finish(input.runId, input.generation, input.status, input.statusMessage);
+      // The run's browser sessions end with it.
+      if (run)
+        await endSessionsOf(deps.repos, deps.temporal, input.organizationId, {
+          type: 'chain_run',
+          actionChainId: run.actionChainId,
+          runId: input.runId,
+        });
       deps.logger.info(
         { organizationId: input.organizationId, runId: input.runId, status: input.status },
         'chain run finished',

@@ -49,6 +49,7 @@ export async function loadStepTools(
   actionChainId: string,
   callScope: string,
   deps: StepToolDeps,
+  runId?: string,
 ): Promise<StepTools> {
   const configs = new Map<string, Record<string, unknown> | null>();
   const tools: ModelTool[] = [];
@@ -132,7 +133,14 @@ export async function loadStepTools(
       return { error: `the configuration of ${call.name} is no longer valid; update the attachment` };
     // The chain acts for its organization: its id stands in for the user, as an agent's does.
     return spec.run(
-      { organizationId, agentId: `chain:${actionChainId}`, config, requestId: callScope, toolCallId },
+      {
+        organizationId,
+        agentId: `chain:${actionChainId}`,
+        config,
+        requestId: callScope,
+        toolCallId,
+        chainRun: runId ? { actionChainId, runId } : undefined,
+      },
       args,
       deps,
     );

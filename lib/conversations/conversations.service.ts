@@ -1,3 +1,4 @@
+import { endSessionsOf } from '@lib/browser-sessions/browser-sessions.service';
 import { randomUUID } from 'node:crypto';
 import {
   WORKFLOWS,
@@ -210,6 +211,11 @@ export class ConversationsService {
     await this.load(ctx, id);
     await this.repo(ctx).remove(id);
     await this.repos.tenant(ctx.organizationId).taskPlans.removeForConversation(id);
+    // Its browser sessions end with it (their records stay, so an operator can still see what they did).
+    await endSessionsOf(this.repos, this.temporal, ctx.organizationId, {
+      type: 'conversation',
+      conversationId: id,
+    });
     return { organizationId: ctx.organizationId, conversationId: id };
   }
 

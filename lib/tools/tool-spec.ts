@@ -1,3 +1,4 @@
+import type { BrowserSessionsService } from '@lib/browser-sessions/browser-sessions.service';
 import type { ConversationArtifactsService } from '@lib/artifacts/conversation-artifacts.service';
 import type { OutboundClient } from '@lib/http/outbound';
 import type { TablesService } from '@lib/tables/tables.service';
@@ -14,6 +15,8 @@ export interface ToolRunContext<C> {
   toolCallId: string;
   /** The conversation of a chat turn (absent when another agent called this one). */
   conversation?: { conversationId: string; userId: string };
+  /** The chain run of a chain step's call. */
+  chainRun?: { actionChainId: string; runId: string };
 }
 
 /** What running a tool may use. */
@@ -22,6 +25,7 @@ export interface ToolRunDeps {
   outbound: OutboundClient;
   taskPlans: Pick<TaskPlansService, 'writeFromTool'>;
   artifacts: Pick<ConversationArtifactsService, 'create' | 'update'>;
+  browserSessions: Pick<BrowserSessionsService, 'forTool' | 'act'>;
 }
 
 /** One tool of the registry. */

@@ -38,6 +38,9 @@ export const workflowIds = {
   /** One accepted webhook delivery. */
   webhookDelivery: (organizationId: string, webhookId: string, deliveryId: string) =>
     `webhook-delivery-${organizationId}-${webhookId}-${deliveryId}`,
+  /** One browser session: its lifetime, and every action of its browser. */
+  browserSession: (organizationId: string, sessionId: string) =>
+    `browser-session-${organizationId}-${sessionId}`,
   /** Before workflow ids were scoped by conversation (histories recorded then still use it). */
   agentCallV1: (organizationId: string, requestId: string, toolCallId: string) =>
     `agent-call-${organizationId}-${requestId}-${toolCallId}`,

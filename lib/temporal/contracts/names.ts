@@ -13,6 +13,7 @@ export const WORKFLOWS = {
   triggerHandler: 'triggerHandlerWorkflow',
   reconcileSchedules: 'reconcileSchedulesWorkflow',
   webhookDelivery: 'webhookDeliveryWorkflow',
+  browserSession: 'browserSessionWorkflow',
 } as const;
 
 /**
@@ -40,4 +41,6 @@ export const FAILURES = {
   chainStepFailed: 'ChainStepFailed',
   /** a chain run execution was superseded by a re-run, or its run or chain was deleted */
   chainRunSuperseded: 'ChainRunSuperseded',
+  /** a browser session's Chromium is gone (it crashed, or the worker holding it stopped) */
+  browserGone: 'BrowserGone',
 } as const;
