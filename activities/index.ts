@@ -1,5 +1,7 @@
+import type { BrowserPool } from '@lib/browser-sessions/browser-pool';
 import type { Deps } from '@lib/deps';
 import { createAnalysisActivities } from './analyses/runs';
+import { createBrowserActivities } from './browser-sessions';
 import { createCallbackActivities } from './callbacks';
 import { createEmailActivities } from './email-agents';
 import { createTurnActivities } from './conversations';
@@ -31,7 +33,7 @@ export type ActivityDeps = Pick<
 >;
 
 /** All activities; each feature gets only the dependencies it needs. */
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
   const logger = (feature: string) => deps.logger.child({ feature });
   return {
     ...createUserActivities({
@@ -51,6 +53,7 @@ export function createActivities(deps: ActivityDeps) {
       tables: deps.services.tables,
       taskPlans: deps.services.taskPlans,
       artifacts: deps.services.toolArtifacts,
+      browserSessions: deps.services.browserSessions,
       knowledge: deps.services.kbSearch,
       outbound: deps.outbound,
       realtime: deps.realtime,
@@ -86,6 +89,7 @@ export function createActivities(deps: ActivityDeps) {
       artifacts: deps.services.toolArtifacts,
       tables: deps.services.tables,
       outbound: deps.outbound,
+      browserSessions: deps.services.browserSessions,
       knowledge: deps.services.kbSearch,
       temporal: deps.temporal,
     }),
@@ -116,6 +120,12 @@ export function createActivities(deps: ActivityDeps) {
       artifacts: deps.services.toolArtifacts,
       tables: deps.services.tables,
       knowledge: deps.services.kbSearch,
+    }),
+    ...createBrowserActivities({
+      repos: deps.repos,
+      objects: deps.objects,
+      logger: logger('browser'),
+      browsers,
     }),
   };
 }

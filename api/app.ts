@@ -26,6 +26,7 @@ import { organizationHandlers } from './routes/organization';
 import { schedulesHandlers } from './routes/schedules';
 import { tablesBatchBodyParser, tablesHandlers } from './routes/tables';
 import { taskPlansHandlers } from './routes/task-plans';
+import { browserSessionsHandlers } from './routes/browser-sessions';
 import { toolsHandlers } from './routes/tools';
 import { usersHandlers } from './routes/users';
 import { appSessionAuthHandler, bearerAuthHandler } from './security';
@@ -89,6 +90,7 @@ export function createApp(deps: Deps): Express {
     ...conversationsHandlers(deps),
     ...taskPlansHandlers(deps),
     ...analysesHandlers(deps),
+    ...browserSessionsHandlers(deps),
     ...agentsHandlers(deps),
     ...toolsHandlers(deps),
     ...knowledgeBasesHandlers(deps),

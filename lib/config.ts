@@ -126,6 +126,15 @@ const schema = z.object({
   WEBHOOK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** How far a signed delivery's webhook-timestamp may be from now (the replay window). */
   WEBHOOK_SIGNATURE_TOLERANCE_SECONDS: z.coerce.number().int().positive().max(3600).default(300),
+
+  /** Browser sessions one organization may have active at once (POST answers 429 beyond). */
+  BROWSER_SESSIONS_MAX_PER_ORG: z.coerce.number().int().positive().max(1000).default(3),
+  /** A browser session without an action for this long expires and its Chromium ends. */
+  BROWSER_SESSION_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86400).default(300),
+  /** The Chromium a worker launches for browser sessions (the Debian `chromium` package; never downloaded). */
+  CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  /** Run Chromium without its own sandbox (needed as root in a container); default: only when running as root. */
+  CHROMIUM_NO_SANDBOX: bool,
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -243,6 +252,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       maxBytes: c.ARTIFACT_MAX_BYTES,
       appSessionTtlSeconds: c.APP_SESSION_TTL_SECONDS,
       appFrameAncestors: c.APP_FRAME_ANCESTORS,
+    },
+    browser: {
+      maxPerOrg: c.BROWSER_SESSIONS_MAX_PER_ORG,
+      idleTimeoutSeconds: c.BROWSER_SESSION_IDLE_TIMEOUT_SECONDS,
+      chromiumPath: c.CHROMIUM_PATH,
+      noSandbox: c.CHROMIUM_NO_SANDBOX ?? process.getuid?.() === 0,
     },
     webhooks: {
       bodyLimit: c.WEBHOOK_BODY_LIMIT,

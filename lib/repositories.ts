@@ -52,6 +52,8 @@ import { EmailMessagesRepository } from '@lib/email-agents/email-messages.reposi
 import { TaskPlansRepository } from '@lib/task-plans/task-plans.repository';
 import { analysisModel } from '@lib/analyses/analysis.schema';
 import { AnalysesRepository } from '@lib/analyses/analyses.repository';
+import { BrowserSessionsRepository } from '@lib/browser-sessions/browser-sessions.repository';
+import { browserSessionModel, browserSlotModel } from '@lib/browser-sessions/browser-session.schema';
 import { creditAccountModel } from '@lib/credits/credit-account.schema';
 import { CreditAccountRepository } from '@lib/credits/credit-accounts.repository';
 import { creditGrantModel } from '@lib/credits/credit-grant.schema';
@@ -90,6 +92,8 @@ export const MODELS: readonly ModelDef[] = [
   agentKbAttachmentModel,
   taskPlanModel,
   analysisModel,
+  browserSessionModel,
+  browserSlotModel,
   emailMessageModel,
   chainModel,
   stepModel,
@@ -170,6 +174,9 @@ export class TenantRepositories {
   }
   get analyses() {
     return new AnalysesRepository(this.db, this.organizationId);
+  }
+  get browserSessions() {
+    return new BrowserSessionsRepository(this.db, this.organizationId);
   }
   get chains() {
     return new ChainsRepository(this.db, this.organizationId);

@@ -34,6 +34,7 @@ import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import type { VectorStore } from '@lib/vectors/vector-store';
 import { TaskPlansService } from '@lib/task-plans/task-plans.service';
 import { AnalysesService } from '@lib/analyses/analyses.service';
+import { BrowserSessionsService } from '@lib/browser-sessions/browser-sessions.service';
 import { ChainAttachmentsService } from '@lib/chains/chain-attachments.service';
 import { ChainRunsService } from '@lib/chains/chain-runs.service';
 import { ChainsService } from '@lib/chains/chains.service';
@@ -67,6 +68,7 @@ export interface ServiceDeps {
     | 'artifacts'
     | 'webhooks'
     | 'publicBaseUrl'
+    | 'browser'
   >;
   objects: ObjectStore;
   embedders: Embedders;
@@ -119,6 +121,14 @@ export function createServices(deps: ServiceDeps) {
     conversations,
     taskPlans: new TaskPlansService(repos, conversations, temporal, realtime),
     analyses: new AnalysesService(repos, conversations, temporal),
+    browserSessions: new BrowserSessionsService(
+      repos,
+      conversations,
+      chainRuns,
+      temporal,
+      deps.objects,
+      config.browser,
+    ),
     tables,
     knowledgeBases: new KnowledgeBasesService(
       repos,

@@ -58,6 +58,7 @@ describe('agent server tools', () => {
       tables: env.deps.services.tables,
       taskPlans: env.deps.services.taskPlans,
       artifacts: env.deps.services.toolArtifacts,
+      browserSessions: env.deps.services.browserSessions,
       knowledge: env.deps.services.kbSearch,
       outbound: createOutboundClient({ allowPrivate, resolve }),
       realtime: { emit: () => undefined },

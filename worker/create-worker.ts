@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '@activities/index';
+import { BrowserPool } from '@lib/browser-sessions/browser-pool';
 import { bundlerOptions, workflowsPath } from './workflow-bundle';
 
 export interface WorkerSettings {
@@ -10,7 +12,15 @@ export interface WorkerSettings {
   maxConcurrentWorkflowTasks: number;
 }
 
-/** Builds the worker from config. Pass a prebuilt `workflowBundle` (tests) or it bundles `workflows/`. */
+/** The task queue only this worker process polls: actions of the browsers it holds are sent there. */
+export const browserTaskQueue = (taskQueue: string, workerId: string) => `${taskQueue}-browser-${workerId}`;
+
+/**
+ * Builds the worker from config. Pass a prebuilt `workflowBundle` (tests) or it bundles `workflows/`. Two
+ * Temporal workers share one connection: the main one on the configured queue (workflows and activities), and
+ * one on this process's own browser queue (browser session actions, which must run where the browser is).
+ * `worker.run()` runs both; `worker.shutdown()` stops both and ends every browser of the process.
+ */
 export async function createWorker(
   settings: WorkerSettings,
   deps: ActivityDeps,
@@ -23,14 +33,51 @@ export async function createWorker(
   },
 ) {
   const connection = await NativeConnection.connect({ address: settings.address });
-  const worker = await Worker.create({
+  const browsers = new BrowserPool(browserTaskQueue(settings.taskQueue, randomBytes(6).toString('hex')), {
+    ...deps.config.browser,
+    outbound: deps.outbound,
+    logger: deps.logger.child({ feature: 'browser' }),
+  });
+  const activities = createActivities(deps, browsers);
+  const main = await Worker.create({
     connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
-    activities: createActivities(deps),
+    activities,
     maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: settings.maxConcurrentWorkflowTasks,
     ...source,
   });
-  return { worker, connection };
+  const pinned = await Worker.create({
+    connection,
+    namespace: settings.namespace,
+    taskQueue: browsers.taskQueue,
+    activities: {
+      browserAct: (input: Parameters<typeof activities.browserAct>[0]) => activities.browserAct(input),
+      closeBrowser: (input: Parameters<typeof activities.closeBrowser>[0]) => activities.closeBrowser(input),
+    },
+    maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivities,
+  });
+  const worker = {
+    async run() {
+      try {
+        // One stopping (for good or with an error) stops the other.
+        const stopOther = (err?: Error) => {
+          worker.shutdown();
+          if (err) throw err;
+        };
+        await Promise.all([
+          main.run().then(() => stopOther(), stopOther),
+          pinned.run().then(() => stopOther(), stopOther),
+        ]);
+      } finally {
+        await browsers.closeAll();
+      }
+    },
+    shutdown() {
+      for (const w of [main, pinned]) if (w.getState() === 'RUNNING') w.shutdown();
+    },
+    getState: () => main.getState(),
+  };
+  return { worker, connection, browsers };
 }

@@ -13,3 +13,4 @@ export * from './trigger-handler';
 export * from './reconcile-schedules';
 export * from './webhook-delivery';
 export * from './analysis';
+export * from './browser-session';

@@ -1,3 +1,4 @@
+import { endSessionsOf } from '@lib/browser-sessions/browser-sessions.service';
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type OpenAI from 'openai';
@@ -392,6 +393,13 @@ export function createChainActivities(deps: ChainActivityDeps) {
           finishedAt: new Date(),
         });
       await tenant.chainRuns.finish(input.runId, input.generation, input.status, input.statusMessage);
+      // The run's browser sessions end with it.
+      if (run)
+        await endSessionsOf(deps.repos, deps.temporal, input.organizationId, {
+          type: 'chain_run',
+          actionChainId: run.actionChainId,
+          runId: input.runId,
+        });
       deps.logger.info(
         { organizationId: input.organizationId, runId: input.runId, status: input.status },
         'chain run finished',

@@ -1,3 +1,4 @@
+import { endSessionsOf } from '@lib/browser-sessions/browser-sessions.service';
 import { randomUUID } from 'node:crypto';
 import {
   WORKFLOWS,
@@ -212,6 +213,11 @@ export class ConversationsService {
     await this.repo(ctx).remove(id);
     await this.repos.tenant(ctx.organizationId).taskPlans.removeForConversation(id);
     await removeConversationAnalyses(this.repos, this.temporal, ctx.organizationId, id);
+    // Its browser sessions end with it (their records stay, so an operator can still see what they did).
+    await endSessionsOf(this.repos, this.temporal, ctx.organizationId, {
+      type: 'conversation',
+      conversationId: id,
+    });
     return { organizationId: ctx.organizationId, conversationId: id };
   }
 

@@ -72,6 +72,15 @@ export interface OutboundLimits {
   maxBodyBytes: number;
 }
 
+/** A response as bytes with all its headers (what a browser page is given). */
+export interface OutboundBytesResponse {
+  status: number;
+  /** Header names in lower case; several `set-cookie` headers are joined by newlines. */
+  headers: Record<string, string>;
+  body: Buffer;
+  truncated: boolean;
+}
+
 export interface OutboundResponse {
   status: number;
   contentType: string | null;
@@ -82,7 +91,12 @@ export interface OutboundResponse {
 
 /** Reads at most `max` bytes of a response body while it streams, then stops reading. */
 async function readCapped(body: ReadableStream<Uint8Array> | null, max: number) {
-  if (!body) return { text: '', truncated: false };
+  const { bytes, truncated } = await readCappedBytes(body, max);
+  return { text: new TextDecoder().decode(bytes), truncated };
+}
+
+async function readCappedBytes(body: ReadableStream<Uint8Array> | null, max: number) {
+  if (!body) return { bytes: Buffer.alloc(0), truncated: false };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -99,7 +113,7 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, max: number) 
       break;
     }
   }
-  return { text: new TextDecoder().decode(Buffer.concat(chunks)), truncated };
+  return { bytes: Buffer.concat(chunks), truncated };
 }
 
 /**
@@ -125,6 +139,29 @@ export function createOutboundClient(settings: { allowPrivate: boolean; resolve?
   };
   const dispatcher = new Agent(settings.allowPrivate ? {} : { connect: { lookup: guardedLookup } });
 
+  /** One request, redirects not followed, to an address checked when the connection is made. */
+  async function send(
+    url: string,
+    init: { method: string; headers?: Record<string, string>; body?: string | Uint8Array },
+    limits: OutboundLimits,
+  ) {
+    const checked = parseOutboundUrl(url, settings.allowPrivate);
+    try {
+      return await fetch(checked, {
+        method: init.method,
+        headers: init.headers,
+        body: init.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(limits.timeoutMs),
+        dispatcher,
+      });
+    } catch (err) {
+      const cause = (err as { cause?: unknown }).cause;
+      if (cause instanceof BlockedAddressError) throw cause;
+      throw err;
+    }
+  }
+
   return {
     /** Throws BlockedAddressError when the service must not call this URL as its name resolves now (an early
      * answer for a caller; the connection itself is checked again). */
@@ -137,27 +174,32 @@ export function createOutboundClient(settings: { allowPrivate: boolean; resolve?
       init: { method: string; headers?: Record<string, string>; body?: string },
       limits: OutboundLimits,
     ): Promise<OutboundResponse> {
-      const checked = parseOutboundUrl(url, settings.allowPrivate);
-      let res;
-      try {
-        res = await fetch(checked, {
-          method: init.method,
-          headers: init.headers,
-          body: init.body,
-          redirect: 'manual',
-          signal: AbortSignal.timeout(limits.timeoutMs),
-          dispatcher,
-        });
-      } catch (err) {
-        const cause = (err as { cause?: unknown }).cause;
-        if (cause instanceof BlockedAddressError) throw cause;
-        throw err;
-      }
+      const res = await send(url, init, limits);
       const { text, truncated } = await readCapped(
         res.body as ReadableStream<Uint8Array> | null,
         limits.maxBodyBytes,
       );
       return { status: res.status, contentType: res.headers.get('content-type'), body: text, truncated };
+    },
+
+    /** Like request, with a binary body in and out and every response header (a browser page's requests). */
+    async requestBytes(
+      url: string,
+      init: { method: string; headers?: Record<string, string>; body?: Uint8Array },
+      limits: OutboundLimits,
+    ): Promise<OutboundBytesResponse> {
+      const res = await send(url, init, limits);
+      const headers: Record<string, string> = {};
+      res.headers.forEach((value, name) => {
+        if (name !== 'set-cookie') headers[name] = value;
+      });
+      const cookies = res.headers.getSetCookie();
+      if (cookies.length) headers['set-cookie'] = cookies.join('\n');
+      const { bytes, truncated } = await readCappedBytes(
+        res.body as ReadableStream<Uint8Array> | null,
+        limits.maxBodyBytes,
+      );
+      return { status: res.status, headers, body: bytes, truncated };
     },
 
     close: () => dispatcher.close(),

@@ -2,6 +2,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { ModelTool } from '@contracts';
 import { badRequest } from '@lib/errors';
 import { createArtifactTool, updateArtifactTool } from './specs/artifacts';
+import { browseTool } from './specs/browse';
 import { callAgentTool } from './specs/call-agent';
 import { currentTimeTool } from './specs/current-time';
 import { httpRequestTool } from './specs/http-request';
@@ -24,6 +25,7 @@ export const TOOLS: readonly ToolSpec[] = [
   createArtifactTool,
   updateArtifactTool,
   taskPlanTool,
+  browseTool,
 ] as readonly ToolSpec[];
 
 const BY_CODE = new Map(TOOLS.map((t) => [t.toolCode, t]));

@@ -1,4 +1,5 @@
 import type { ToolArtifactsService } from '@lib/artifacts/tool-artifacts.service';
+import type { BrowserSessionsService } from '@lib/browser-sessions/browser-sessions.service';
 import type { OutboundClient } from '@lib/http/outbound';
 import type { TablesService } from '@lib/tables/tables.service';
 import type { TaskPlansService } from '@lib/task-plans/task-plans.service';
@@ -24,6 +25,7 @@ export interface ToolRunDeps {
   outbound: OutboundClient;
   taskPlans: Pick<TaskPlansService, 'writeFromTool'>;
   artifacts: Pick<ToolArtifactsService, 'create' | 'update'>;
+  browserSessions: Pick<BrowserSessionsService, 'forTool' | 'act'>;
 }
 
 /** One tool of the registry. */

@@ -41,6 +41,9 @@ export const workflowIds = {
   /** One run (generation) of an analysis of a conversation (PUT with a changed question starts the next). */
   analysis: (organizationId: string, analysisId: string, generation: number) =>
     `analysis-${organizationId}-${analysisId}-${generation}`,
+  /** One browser session: its lifetime, and every action of its browser. */
+  browserSession: (organizationId: string, sessionId: string) =>
+    `browser-session-${organizationId}-${sessionId}`,
   /** Before workflow ids were scoped by conversation (histories recorded then still use it). */
   agentCallV1: (organizationId: string, requestId: string, toolCallId: string) =>
     `agent-call-${organizationId}-${requestId}-${toolCallId}`,

@@ -2,6 +2,7 @@
 // activities and the workflows. Pure types and constants (no runtime imports), so it is safe everywhere,
 // including the workflow sandbox.
 export * from './analyses';
+export * from './browser';
 export * from './chains';
 export * from './conversations';
 export * from './email';

@@ -14,6 +14,7 @@ export const WORKFLOWS = {
   reconcileSchedules: 'reconcileSchedulesWorkflow',
   webhookDelivery: 'webhookDeliveryWorkflow',
   analysis: 'analysisWorkflow',
+  browserSession: 'browserSessionWorkflow',
 } as const;
 
 /**
@@ -45,4 +46,6 @@ export const FAILURES = {
   analysisSuperseded: 'AnalysisSuperseded',
   /** an analysis cannot be done as it is (its conversation or agent is gone, the credits are used up) */
   analysisFailed: 'AnalysisFailed',
+  /** a browser session's Chromium is gone (it crashed, or the worker holding it stopped) */
+  browserGone: 'BrowserGone',
 } as const;

@@ -1,0 +1,386 @@
+import { expect } from 'chai';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { workflowIds } from '@contracts';
+import { BrowserPool, SESSION_SWITCH } from '@lib/browser-sessions/browser-pool';
+import { BrowserSessionsService, screenshotKey } from '@lib/browser-sessions/browser-sessions.service';
+import { createOutboundClient } from '@lib/http/outbound';
+import { createTestAgent } from './helpers/agents';
+import { createRunnableChain, finished, startRun } from './helpers/chains';
+import type { TestEnv } from './helpers/env';
+import { recordHistory } from './helpers/histories';
+import type { ChatRequest } from './helpers/llm';
+import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { connectClient } from './helpers/realtime';
+import { eventually } from './helpers/wait';
+import { useWorkerAndOrg } from './helpers/worker';
+
+interface SessionView {
+  sessionId: string;
+  status: string;
+  endReason: string | null;
+  currentUrl: string | null;
+  owner: Record<string, string>;
+  screenshots: Array<{ screenshotId: string; downloadUrl: string; pageUrl: string }>;
+}
+
+/** The ids of the running processes whose command line names the session (its Chromium). */
+function browserPids(sessionId: string): number[] {
+  const marker = `${SESSION_SWITCH}=${sessionId}`;
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(marker);
+      } catch {
+        return false; // ended meanwhile
+      }
+    })
+    .map(Number);
+}
+
+/** The JSON results of the browse calls the model has been shown so far. */
+const toolResults = (body: ChatRequest) =>
+  body.messages
+    .filter((m) => m.role === 'tool')
+    .map((m) => JSON.parse((m as { content: string }).content) as Record<string, unknown>);
+
+describe('browser sessions', function () {
+  this.timeout(120_000);
+  const suite = useWorkerAndOrg('Browser Org');
+  let env: TestEnv;
+  let org: TestOrg;
+  let site: Server;
+  let origin: string;
+  let port: number;
+  let secretHits = 0;
+
+  before(async () => {
+    site = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      res.setHeader('content-type', 'text/html');
+      if (url.pathname === '/')
+        return res.end(
+          `<title>Shop</title><h1>Welcome to the test shop</h1><input id="q">` +
+            `<button id="go" onclick="location='/result?q='+encodeURIComponent(document.getElementById('q').value)">Go</button>`,
+        );
+      if (url.pathname === '/result')
+        return res.end(`<title>Result</title><p id="r">You searched for ${url.searchParams.get('q')}</p>`);
+      if (url.pathname === '/redirect') {
+        res.statusCode = 302;
+        res.setHeader('location', `http://localhost:${port}/secret`);
+        return res.end();
+      }
+      if (url.pathname === '/secret') secretHits++;
+      res.end('secret');
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    port = (site.address() as AddressInfo).port;
+    origin = `http://127.0.0.1:${port}`;
+  });
+  after(() => site.close());
+  beforeEach(() => {
+    ({ env, org } = suite);
+    secretHits = 0;
+  });
+
+  const sessionsPath = (conversationId: string, suffix = '') =>
+    org.path(`/conversations/${conversationId}/browser-sessions${suffix}`);
+
+  async function browsingAgent(allowedHosts = ['127.0.0.1']) {
+    const agent = await createTestAgent(env, org.organizationId);
+    await as(env, org.admin.token)
+      .post(org.path(`/agents/${agent.agentId}/tools`), {
+        toolCode: 'browse',
+        configuration: { allowedHosts },
+      })
+      .expect(201);
+    return agent;
+  }
+
+  /** Scripts the agent's model: one browse call per round, then a final answer. */
+  function script(model: string, calls: object[]) {
+    calls.forEach((args, i) =>
+      env.llm.on({ model }, { toolCalls: [{ id: `call_b${i}`, name: 'browse', arguments: args }] }, 1),
+    );
+    let seen: Record<string, unknown>[] = [];
+    env.llm.on(
+      { model },
+      (body) => {
+        seen = toolResults(body);
+        return { content: 'done' };
+      },
+      1,
+    );
+    return () => seen;
+  }
+
+  async function browserTask(agentId: string, isBrowserTask = true) {
+    const client = await connectClient(env, org.organizationId, org.owner.token);
+    try {
+      const res = await as(env, org.owner.token)
+        .post(org.path('/conversations'), { agentId, message: 'Find shoes', isBrowserTask })
+        .expect(201);
+      const { conversationId, requestId } = res.body as { conversationId: string; requestId: string };
+      await client.waitFor((e) => e.payload.requestId === requestId && e.payload.type === 'message', 90_000);
+      return conversationId;
+    } finally {
+      client.close();
+    }
+  }
+
+  async function list(conversationId: string, token = org.owner.token) {
+    return (await as(env, token).get(sessionsPath(conversationId)).expect(200)).body
+      .browserSessions as SessionView[];
+  }
+
+  it('lets the agent browse a page: reads text, fills and clicks, stores a screenshot; the session is listed, stopped and its Chromium ends', async () => {
+    const { agentId, model } = await browsingAgent();
+    const results = script(model, [
+      { action: 'navigate', url: `${origin}/` },
+      { action: 'read_text' },
+      { action: 'fill', selector: '#q', text: 'shoes' },
+      { action: 'click', selector: '#go' },
+      { action: 'read_text', selector: '#r' },
+      { action: 'screenshot' },
+    ]);
+    const conversationId = await browserTask(agentId);
+
+    const seen = results();
+    expect(seen).to.have.length(6);
+    for (const r of seen) expect(r, JSON.stringify(r)).to.include({ ok: true });
+    expect(seen[1]!.text).to.contain('Welcome to the test shop');
+    expect(seen[4]).to.include({ text: 'You searched for shoes', url: `${origin}/result?q=shoes` });
+    const sessionId = seen[0]!.sessionId as string;
+    expect(seen.every((r) => r.sessionId === sessionId)).to.equal(true);
+
+    const [session, ...others] = await list(conversationId);
+    expect(others).to.be.empty;
+    expect(session).to.deep.include({
+      sessionId,
+      status: 'active',
+      currentUrl: `${origin}/result?q=shoes`,
+      owner: { type: 'conversation', conversationId },
+    });
+    expect(session!.screenshots).to.have.length(1);
+    const shot = session!.screenshots[0]!;
+    expect(shot.screenshotId).to.equal(seen[5]!.screenshotId);
+    // The PNG is in S3, and the record's link downloads it.
+    expect(
+      await env.deps.objects.size(screenshotKey(org.organizationId, sessionId, shot.screenshotId)),
+    ).to.be.above(100);
+    const png = Buffer.from(await (await fetch(shot.downloadUrl)).arrayBuffer());
+    expect(png.subarray(1, 4).toString()).to.equal('PNG');
+
+    const pids = browserPids(sessionId);
+    expect(pids).to.not.be.empty;
+    const stopped = await as(env, org.owner.token)
+      .post(sessionsPath(conversationId, `/${sessionId}/stop`))
+      .expect(200);
+    expect(stopped.body).to.include({ sessionId, status: 'stopped', endReason: 'stopped' });
+    await eventually(() => browserPids(sessionId).length === 0);
+    // …and the processes are gone (reaped), not just their command lines.
+    await eventually(() => pids.every((pid) => !existsSync(`/proc/${pid}`)));
+    // Stopping again changes nothing.
+    const again = await as(env, org.owner.token)
+      .post(sessionsPath(conversationId, `/${sessionId}/stop`))
+      .expect(200);
+    expect(again.body).to.include({ status: 'stopped' });
+    expect((await list(conversationId))[0]).to.include({ status: 'stopped' });
+    await recordHistory(env, workflowIds.browserSession(org.organizationId, sessionId), 'browser-session');
+  });
+
+  it('refuses navigation off the allow-list, redirects included, without reaching the other host', async () => {
+    const { agentId, model } = await browsingAgent();
+    const results = script(model, [
+      { action: 'navigate', url: `http://localhost:${port}/secret` },
+      { action: 'navigate', url: `${origin}/redirect` },
+      { action: 'navigate', url: 'file:///etc/passwd' },
+    ]);
+    const conversationId = await browserTask(agentId);
+    const [offList, redirected, file] = results();
+    expect(offList).to.include({ ok: false });
+    expect(offList!.error).to.contain('not on the allow-list');
+    expect(redirected).to.include({ ok: false });
+    expect(redirected!.error).to.contain('localhost is not on the allow-list');
+    expect(file).to.include({ ok: false });
+    expect(secretHits).to.equal(0);
+    const [session] = await list(conversationId);
+    await as(env, org.owner.token)
+      .post(sessionsPath(conversationId, `/${session!.sessionId}/stop`))
+      .expect(200);
+    await eventually(() => browserPids(session!.sessionId).length === 0);
+  });
+
+  it('with the production address guard, refuses a private address and a name that resolves to one', async () => {
+    const outbound = createOutboundClient({
+      allowPrivate: false,
+      resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]),
+    });
+    const pool = new BrowserPool('unused-queue', {
+      ...env.config.browser,
+      outbound,
+      logger: env.deps.logger,
+    });
+    const sessionId = `bws_guard_${Date.now()}`;
+    try {
+      await pool.open(sessionId);
+      let hits = 0;
+      site.once('request', () => hits++);
+      const literal = await pool
+        .act(sessionId, { action: 'navigate', url: `${origin}/` }, ['127.0.0.1'])
+        .catch((e: Error) => e);
+      expect(literal).to.be.instanceOf(Error);
+      expect((literal as Error).message).to.contain('private or reserved');
+      const named = await pool
+        .act(sessionId, { action: 'navigate', url: `http://shop.example:${port}/` }, ['shop.example'])
+        .catch((e: Error) => e);
+      expect((named as Error).message).to.contain('resolves to a private or reserved address');
+      expect(hits).to.equal(0);
+    } finally {
+      await pool.closeAll();
+      await outbound.close();
+    }
+    expect(browserPids(sessionId)).to.be.empty;
+  });
+
+  it('limits active sessions per organization (429), refuses non-browser tasks (409), bad input (400) and other organizations (404)', async () => {
+    const { agentId } = await browsingAgent();
+    const created = await as(env, org.owner.token)
+      .post(org.path('/conversations'), { agentId, isBrowserTask: true })
+      .expect(201);
+    const conversationId = created.body.conversationId as string;
+    const max = env.config.browser.maxPerOrg;
+    const ids: string[] = [];
+    for (let i = 0; i < max; i++) {
+      const res = await as(env, org.owner.token).post(sessionsPath(conversationId)).expect(201);
+      expect(res.body).to.include({ status: 'active', endReason: null });
+      ids.push(res.body.sessionId as string);
+    }
+    const refused = await as(env, org.owner.token).post(sessionsPath(conversationId)).expect(429);
+    expect(refused.body.error.code).to.equal('browser_session_limit');
+    expect(refused.headers['retry-after']).to.match(/^\d+$/);
+
+    // Another organization sees none of it.
+    const other = await createTestOrg(env, 'Other Browser Org');
+    const foreign = `/orgs/${other.organizationId}/conversations/${conversationId}/browser-sessions`;
+    await as(env, other.owner.token).get(foreign).expect(404);
+    await as(env, other.owner.token).post(foreign).expect(404);
+    await as(env, other.owner.token).post(`${foreign}/${ids[0]}/stop`).expect(404);
+    await as(env, org.owner.token).post(sessionsPath(conversationId, '/bws_nope/stop')).expect(404);
+
+    // A stopped session frees its slot.
+    await as(env, org.owner.token)
+      .post(sessionsPath(conversationId, `/${ids[0]}/stop`))
+      .expect(200);
+    const next = await as(env, org.owner.token).post(sessionsPath(conversationId)).expect(201);
+    ids.push(next.body.sessionId as string);
+
+    const plain = await as(env, org.owner.token).post(org.path('/conversations'), { agentId }).expect(201);
+    const notBrowser = await as(env, org.owner.token)
+      .post(sessionsPath(plain.body.conversationId as string))
+      .expect(409);
+    expect(notBrowser.body.error.code).to.equal('not_a_browser_task');
+
+    await as(env, org.owner.token)
+      .post(sessionsPath(conversationId, `/${'x'.repeat(101)}/stop`))
+      .expect(400);
+    await as(env, org.owner.token)
+      .post(org.path('/conversations'), { agentId, isBrowserTask: 'yes' })
+      .expect(400);
+    await as(env, org.admin.token)
+      .post(org.path(`/agents/${agentId}/tools`), {
+        toolCode: 'browse',
+        configuration: { allowedHosts: ['http://x/'] },
+      })
+      .expect(400);
+    await as(env, org.owner.token)
+      .get(org.path('/chains/chn_nope/runs/run_nope/browser-sessions'))
+      .expect(404);
+
+    // Deleting the conversation ends its sessions and their browsers.
+    await eventually(() => browserPids(ids.at(-1)!).length > 0);
+    await as(env, org.owner.token)
+      .delete(org.path(`/conversations/${conversationId}`))
+      .expect(200);
+    const ended = await env.deps.repos.tenant(org.organizationId).browserSessions.listForOwner({
+      type: 'conversation',
+      conversationId,
+    });
+    expect(ended.filter((s) => s.status === 'active')).to.be.empty;
+    expect(ended.filter((s) => s.endReason === 'owner_ended')).to.have.length(max);
+    await eventually(() => ids.every((id) => browserPids(id).length === 0));
+  });
+
+  it('expires an idle session and ends its browser', async () => {
+    const { agentId } = await browsingAgent();
+    const created = await as(env, org.owner.token)
+      .post(org.path('/conversations'), { agentId, isBrowserTask: true })
+      .expect(201);
+    const conversationId = created.body.conversationId as string;
+    // The same service with a one-second idle timeout (the configured minimum is 10 s).
+    const service = new BrowserSessionsService(
+      env.deps.repos,
+      env.deps.services.conversations,
+      env.deps.services.chainRuns,
+      env.deps.temporal,
+      env.deps.objects,
+      { maxPerOrg: 3, idleTimeoutSeconds: 1 },
+    );
+    const ctx = {
+      organizationId: org.organizationId,
+      userId: org.owner.userId,
+      role: 'owner' as const,
+      capabilities: new Set<never>(),
+      via: 'session' as const,
+    };
+    const session = await service.create(ctx, conversationId);
+    const expired = await eventually(async () => {
+      const [s] = await list(conversationId);
+      return s?.status === 'expired' ? s : undefined;
+    });
+    expect(expired).to.include({ sessionId: session.sessionId, endReason: 'idle_timeout' });
+    await eventually(() => browserPids(session.sessionId).length === 0);
+  });
+
+  it('gives a chain run a browser for its steps, lists it under the run and ends it with the run', async () => {
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, name: 'Look', instructions: 'Read the shop' },
+    ]);
+    await as(env, org.admin.token)
+      .post(org.path(`/chains/${chain.chainId}/steps/${chain.stepIds[0]}/tools`), {
+        toolCode: 'browse',
+        config: { allowedHosts: ['127.0.0.1'] },
+      })
+      .expect(201);
+    let seen: Record<string, unknown>[] = [];
+    chain.answer((body) => {
+      seen = toolResults(body);
+      if (seen.length === 0)
+        return {
+          toolCalls: [{ id: 'c1', name: 'browse', arguments: { action: 'navigate', url: `${origin}/` } }],
+        };
+      if (seen.length === 1)
+        return {
+          toolCalls: [{ id: 'c2', name: 'browse', arguments: { action: 'read_text', selector: 'h1' } }],
+        };
+      return { content: 'read it' };
+    });
+    const { runId } = await startRun(env, org, chain.chainId);
+    const run = await finished(env, org, chain.chainId, runId);
+    expect(run.status, run.statusMessage ?? '').to.equal('success');
+    expect(seen[1]).to.include({ ok: true, text: 'Welcome to the test shop' });
+    const res = await as(env, org.chat.token)
+      .get(org.path(`/chains/${chain.chainId}/runs/${runId}/browser-sessions`))
+      .expect(200);
+    const sessions = res.body.browserSessions as SessionView[];
+    expect(sessions).to.have.length(1);
+    expect(sessions[0]).to.deep.include({
+      status: 'stopped',
+      endReason: 'owner_ended',
+      owner: { type: 'chain_run', actionChainId: chain.chainId, runId },
+    });
+    await eventually(() => browserPids(sessions[0]!.sessionId).length === 0);
+  });
+});
