@@ -29,6 +29,8 @@ import { taskPlansHandlers } from './routes/task-plans';
 import { browserSessionsHandlers } from './routes/browser-sessions';
 import { toolsHandlers } from './routes/tools';
 import { usersHandlers } from './routes/users';
+import { webhookBodyParser, webhooksHandlers } from './routes/webhooks';
+import { cacheValidatorRouteMatchers } from './route-matchers';
 import { appSessionAuthHandler, bearerAuthHandler } from './security';
 
 /** An app link's token never reaches the logs: not in the URL, not in the parsed query. */
@@ -37,7 +39,6 @@ function withoutAppSessionToken(req: { url?: string; query?: Record<string, unkn
   const query = req.query && 'session' in req.query ? { ...req.query, session: '[redacted]' } : req.query;
   return { ...req, url, query };
 }
-import { webhookBodyParser, webhooksHandlers } from './routes/webhooks';
 
 /** Builds the HTTP app: every request is validated against openapi.yaml before a handler sees it. */
 export function createApp(deps: Deps): Express {
@@ -66,6 +67,7 @@ export function createApp(deps: Deps): Express {
   app.use(express.json({ limit: deps.config.jsonBodyLimit }));
   app.use(jsonDepthLimit());
   app.use(docsRouter());
+  cacheValidatorRouteMatchers();
   app.use(
     OpenApiValidator.middleware({
       apiSpec: openApiSpecPath(),
