@@ -20,8 +20,12 @@ COPY stack/provision.mjs stack/provision.mjs
 RUN node --input-type=module -e "const m = await import('./stack/provision.mjs'); const { cpSync } = await import('node:fs'); cpSync(m.ensureEmbeddingModel(), '/model', { recursive: true });"
 
 FROM node:20-bookworm-slim
+# Browser sessions run the Debian Chromium in the worker (driven by playwright-core; nothing is downloaded).
+RUN apt-get update && apt-get install -y --no-install-recommends chromium fonts-liberation \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production
+ENV CHROMIUM_PATH=/usr/bin/chromium
 ENV LOCAL_EMBEDDING_MODEL_DIR=/app/models/minilm
 COPY --from=embedding-model /model models/minilm
 COPY --from=build /app/node_modules node_modules
