@@ -64,6 +64,9 @@ describe('organization credits', () => {
     const org = await createTestOrg(env);
     const calls = 30;
     const cost = costOf(1000, 0);
+    // A grant no sum of up to 30 debits can offset (cost × Δdebits = grant × Δgrants has no solution in range),
+    // so distinct balances below mean distinct readings, whatever the interleaving of debits and grants.
+    const grant = 1003;
     const results = await Promise.all([
       ...Array.from({ length: calls }, () =>
         credits().recordUsage(org.organizationId, {
@@ -72,11 +75,11 @@ describe('organization credits', () => {
           usage: { prompt_tokens: 1000, completion_tokens: 0 },
         }),
       ),
-      ...Array.from({ length: 10 }, () => credits().grant(org.organizationId, 7)),
+      ...Array.from({ length: 10 }, () => credits().grant(org.organizationId, grant)),
     ]);
-    expect(await credits().balance(org.organizationId)).to.equal(start - calls * cost + 70);
+    expect(await credits().balance(org.organizationId)).to.equal(start - calls * cost + 10 * grant);
     const summary = await credits().operatorSummary(org.organizationId, 100);
-    expect(summary).to.include({ spent: calls * cost, granted: start + 70 });
+    expect(summary).to.include({ spent: calls * cost, granted: start + 10 * grant });
     expect(summary.recentUsage).to.have.length(calls);
     // Each debit saw its own balance: no two calls were charged against the same reading.
     const balancesAfter = results.map((r) => r.balance);

@@ -33,6 +33,7 @@ describe('the tool registry', () => {
       'create_artifact',
       'update_artifact',
       'task_plan',
+      'browse',
     ]);
     for (const entry of toolCatalogue()) {
       expect(entry).to.have.all.keys('toolCode', 'name', 'description', 'configSchema');
