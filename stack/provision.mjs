@@ -59,6 +59,8 @@ export function ensureNpmDeps() {
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === lockHash) return;
   log('installing npm dependencies');
   run('npm', ['install', '--no-audit', '--no-fund'], { cwd: ROOT });
+  // a new file, not a write in place: node_modules may be a hard-linked copy of another checkout's
+  rmSync(stamp, { force: true });
   writeFileSync(stamp, lockHash);
 }
 
