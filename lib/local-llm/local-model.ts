@@ -113,7 +113,8 @@ export class LocalModel {
         resolve(s);
       };
       const abort = () => {
-        this.waiting.splice(this.waiting.indexOf(take), 1);
+        const at = this.waiting.indexOf(take);
+        if (at >= 0) this.waiting.splice(at, 1);
         reject(signal?.reason as Error);
       };
       this.waiting.push(take);
