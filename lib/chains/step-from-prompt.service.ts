@@ -43,7 +43,8 @@ export class StepFromPromptService {
       calls.push(
         await this.credits.recordUsage(organizationId, {
           purpose: 'chain-from-prompt',
-          model: this.settings.model,
+          // the model that answered: a server may resolve an alias, the local model answers whatever is asked
+          model: completion.model || this.settings.model,
           usage: completion.usage,
           userId: ctx.userId,
         }),

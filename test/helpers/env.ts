@@ -19,7 +19,7 @@ export interface TestEnv {
   listen: () => Promise<{ url: string }>;
 }
 
-let current: Promise<TestEnv> | undefined;
+const envs = new Map<string, Promise<TestEnv>>();
 let cleanup: Array<() => Promise<void>> = [];
 
 /**
@@ -27,51 +27,71 @@ let cleanup: Array<() => Promise<void>> = [];
  * LLM, the app. The task queue is unique per run so a stray worker elsewhere never takes these tasks.
  */
 export function testEnv(): Promise<TestEnv> {
-  current ??= (async () => {
-    const [smtp, llm] = await Promise.all([startSmtpReceiver(), startScriptedLlm()]);
-    const config = loadConfig({
-      ...process.env,
-      SMTP_URL: smtp.url,
-      OPENAI_BASE_URL: llm.baseURL,
-      OPENAI_API_KEY: llm.apiKey,
-      ALLOW_PRIVATE_OUTBOUND: 'true',
-      TEMPORAL_TASK_QUEUE: `test-${process.pid}-${randomBytes(4).toString('hex')}`,
-      JWT_SECRET: process.env.JWT_SECRET ?? randomBytes(32).toString('hex'),
-      VALIDATE_RESPONSES: 'true',
-    });
-    const deps = await createDeps(config, { logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
-    const app = createApp(deps);
-    let listening: Promise<{ url: string }> | undefined;
-    const listen = () =>
-      (listening ??= (async () => {
-        const server = createHttpServer(app);
-        const realtime = attachRealtime(server, deps);
-        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-        cleanup.push(() => realtime.close());
-        return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-      })());
-    cleanup.push(
-      () => smtp.close(),
-      () => llm.close(),
-    );
-    return { config, deps, app, smtp, llm, listen };
-  })();
-  return current;
+  return variant('scripted', {});
 }
 
 /**
- * After each test: the shared scripted LLM forgets what the test scripted, so a rule left behind (say one
+ * The test environment with the local model (LLM_PROVIDER=local, LOCAL_LLM_MODEL_PATH from `npm test`) as its
+ * chat provider, beside the shared one: its own deps, app and task queue. The scripted LLM still runs (its key
+ * is set, which LLM_PROVIDER=local overrides) but answers nothing.
+ */
+export function localModelTestEnv(): Promise<TestEnv> {
+  return variant('local', { LLM_PROVIDER: 'local' });
+}
+
+function variant(name: string, overrides: NodeJS.ProcessEnv): Promise<TestEnv> {
+  let env = envs.get(name);
+  if (!env) {
+    env = createTestEnv(overrides);
+    envs.set(name, env);
+  }
+  return env;
+}
+
+async function createTestEnv(overrides: NodeJS.ProcessEnv): Promise<TestEnv> {
+  const [smtp, llm] = await Promise.all([startSmtpReceiver(), startScriptedLlm()]);
+  const config = loadConfig({
+    ...process.env,
+    SMTP_URL: smtp.url,
+    OPENAI_BASE_URL: llm.baseURL,
+    OPENAI_API_KEY: llm.apiKey,
+    ALLOW_PRIVATE_OUTBOUND: 'true',
+    TEMPORAL_TASK_QUEUE: `test-${process.pid}-${randomBytes(4).toString('hex')}`,
+    JWT_SECRET: process.env.JWT_SECRET ?? randomBytes(32).toString('hex'),
+    VALIDATE_RESPONSES: 'true',
+    ...overrides,
+  });
+  const deps = await createDeps(config, { logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
+  const app = createApp(deps);
+  let listening: Promise<{ url: string }> | undefined;
+  const listen = () =>
+    (listening ??= (async () => {
+      const server = createHttpServer(app);
+      const realtime = attachRealtime(server, deps);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      cleanup.push(() => realtime.close());
+      return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+    })());
+  cleanup.push(
+    () => smtp.close(),
+    () => llm.close(),
+    () => closeDeps(deps),
+  );
+  return { config, deps, app, smtp, llm, listen };
+}
+
+/**
+ * After each test: the scripted LLMs forget what the test scripted, so a rule left behind (say one
  * answering every request for a model) cannot answer a later file's requests.
  */
 export async function forgetTestScript(): Promise<void> {
-  if (current) (await current).llm.forgetScript();
+  for (const env of envs.values()) (await env).llm.forgetScript();
 }
 
 export async function closeTestEnv(): Promise<void> {
-  if (!current) return;
-  const env = await current;
-  current = undefined;
+  if (envs.size === 0) return;
+  await Promise.allSettled(envs.values());
+  envs.clear();
   for (const step of cleanup.reverse()) await step().catch(() => undefined);
   cleanup = [];
-  await closeDeps(env.deps);
 }

@@ -15,6 +15,7 @@ export function startWorkerProcess(env: TestEnv): ChildProcess {
       TEMPORAL_TASK_QUEUE: env.config.temporal.taskQueue,
       OPENAI_BASE_URL: env.config.llm.baseUrl,
       OPENAI_API_KEY: env.config.llm.apiKey,
+      LLM_PROVIDER: env.config.llm.provider,
       SMTP_URL: env.config.mail.smtpUrl,
       JWT_SECRET: env.config.auth.jwtSecret,
       LOG_LEVEL: 'silent',

@@ -39,13 +39,14 @@ export async function startTestWorker(env: Pick<TestEnv, 'config'>) {
 
 /**
  * Mocha hooks for a suite that runs workflows: a real worker for the whole suite and a fresh organization
- * for every test. Read `suite.env` and `suite.org` inside tests.
+ * for every test (on `environment`: the shared scripted-LLM one unless given). Read `suite.env` and `suite.org`
+ * inside tests.
  */
-export function useWorkerAndOrg(orgName: string) {
+export function useWorkerAndOrg(orgName: string, environment: () => Promise<TestEnv> = testEnv) {
   const suite = {} as { env: TestEnv; org: TestOrg };
   let worker: Awaited<ReturnType<typeof startTestWorker>> | undefined;
   before(async () => {
-    suite.env = await testEnv();
+    suite.env = await environment();
     worker = await startTestWorker(suite.env);
   });
   after(async () => worker?.stop());
