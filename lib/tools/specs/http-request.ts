@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { FAILURES } from '@contracts';
 import { BlockedAddressError } from '@lib/http/outbound';
-import { HEADER_NAME_PATTERN, HOST_PATTERN, type ToolSpec } from '../tool-spec';
+import { ALLOWED_HOSTS_SCHEMA, HEADER_NAME_PATTERN, type ToolSpec } from '../tool-spec';
 
 export interface HttpRequestConfig {
   allowedHosts: string[];
@@ -35,13 +35,7 @@ export const httpRequestTool: ToolSpec<HttpRequestConfig> = {
     additionalProperties: false,
     required: ['allowedHosts'],
     properties: {
-      allowedHosts: {
-        type: 'array',
-        minItems: 1,
-        maxItems: 50,
-        uniqueItems: true,
-        items: { type: 'string', maxLength: 253, pattern: HOST_PATTERN },
-      },
+      allowedHosts: ALLOWED_HOSTS_SCHEMA,
       methods: {
         type: 'array',
         minItems: 1,
