@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { workflowIds } from '@contracts';
+import { WORKFLOWS, workflowIds } from '@contracts';
 import { recordHistory } from './helpers/histories';
 import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
 import { createRunnableChain, finished, getRun, runToEnd, startRun, userText } from './helpers/chains';
@@ -282,6 +282,35 @@ describe('action chain runs', function () {
     await as(env, org.chat.token)
       .post(org.path(`/chains/${chain.chainId}/run`), { runId: 'run_missing' })
       .expect(404);
+  });
+
+  it('runs an execution started before its input named the chain, recording the failed step', async () => {
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, name: 'one', instructions: 'one', outputSchema: obj({ a: str }) },
+      { stepOrder: 2, name: 'two', instructions: 'two {{a}}', outputSchema: obj({ b: str }) },
+    ]);
+    chain.answer((body) => (userText(body).startsWith('one') ? { content: '{"a":"A"}' } : { content: '{}' }));
+    const { input } = await env.deps.services.chainRuns.createRun(org.organizationId, {
+      actionChainId: chain.chainId,
+      payload: {},
+      triggerType: 'api',
+      startedByUserId: org.chat.userId,
+    });
+    expect(input.actionChainId).to.equal(chain.chainId);
+    // The input as executions started before `actionChainId` was added carry it.
+    const older = { ...input, actionChainId: undefined };
+    await env.deps.temporal.client.workflow.execute(WORKFLOWS.chainRun, {
+      taskQueue: env.config.temporal.taskQueue,
+      workflowId: workflowIds.chainRun(org.organizationId, input.runId, input.generation),
+      args: [older],
+    });
+    const run = await getRun(env, org, chain.chainId, input.runId);
+    expect(run.status).to.equal('failed');
+    expect(run.state).to.deep.equal({ input: {}, a: 'A' });
+    expect(run.steps.map((s) => [s.stepOrder, s.outcome])).to.deep.equal([
+      [1, 'success'],
+      [2, 'failed'],
+    ]);
   });
 
   it('shows a re-run as running at once with resetToRunning, and refuses a re-run while one runs', async () => {

@@ -72,15 +72,18 @@ export function createChainActivities(deps: ChainActivityDeps) {
   /** The execution's run, chain and step; a run re-run or deleted meanwhile stops the execution. */
   async function load(input: ChainStepInput): Promise<StepRun> {
     const tenant = deps.repos.tenant(input.organizationId);
-    // One round of reads by id, then the chain: a step costs as few database round trips as it can.
-    const [run, step, attachments] = await Promise.all([
+    // One round of reads by id: a step costs as few database round trips as it can. (An execution started
+    // before its input named the chain reads the chain after the run.)
+    const [run, step, attachments, chainById] = await Promise.all([
       tenant.chainRuns.get(input.runId),
       tenant.chains.getStepById(input.stepId),
       tenant.chainAttachments.listForStep(input.stepId),
+      input.actionChainId ? tenant.chains.get(input.actionChainId) : undefined,
     ]);
     if (!run) throw superseded('the run was deleted');
     if (run.generation !== input.generation) throw superseded('the run was re-run');
-    const chain = await tenant.chains.get(run.actionChainId);
+    const chain =
+      input.actionChainId === run.actionChainId ? chainById : await tenant.chains.get(run.actionChainId);
     if (!chain) throw superseded('the chain was deleted');
     if (step?.actionChainId !== run.actionChainId)
       throw ApplicationFailure.nonRetryable('the step was deleted', FAILURES.chainStepFailed);
@@ -224,9 +227,16 @@ export function createChainActivities(deps: ChainActivityDeps) {
      * (a re-run resumes at the first that did not), or only `onlyStep`. */
     async beginChainRun(input: ChainRunInput): Promise<ChainRunPlan> {
       const tenant = deps.repos.tenant(input.organizationId);
-      const run = await tenant.chainRuns.markRunning(input.runId, input.generation);
+      const [run, chainSteps] = await Promise.all([
+        tenant.chainRuns.markRunning(input.runId, input.generation),
+        input.actionChainId ? tenant.chains.listSteps(input.actionChainId) : undefined,
+      ]);
       if (!run) throw superseded('the run was re-run or deleted');
-      const steps = (await tenant.chains.listSteps(run.actionChainId)).filter((s) =>
+      const all =
+        input.actionChainId === run.actionChainId
+          ? chainSteps!
+          : await tenant.chains.listSteps(run.actionChainId);
+      const steps = all.filter((s) =>
         input.onlyStep !== undefined
           ? s.stepOrder === input.onlyStep
           : s.enabled && !['success', 'skipped'].includes(run.stepResults[s._id]?.outcome ?? ''),
@@ -377,9 +387,11 @@ export function createChainActivities(deps: ChainActivityDeps) {
       },
     ): Promise<void> {
       const tenant = deps.repos.tenant(input.organizationId);
-      const run = await tenant.chainRuns.get(input.runId);
+      const actionChainId = input.actionChainId ?? (await tenant.chainRuns.get(input.runId))?.actionChainId;
       const step =
-        run && input.failedStepId ? await tenant.chains.getStep(run.actionChainId, input.failedStepId) : null;
+        actionChainId && input.failedStepId
+          ? await tenant.chains.getStep(actionChainId, input.failedStepId)
+          : null;
       // A superseded execution writes nothing: the run is another execution's now.
       if (step)
         await tenant.chainRuns.recordStep(input.runId, input.generation, {
@@ -394,10 +406,10 @@ export function createChainActivities(deps: ChainActivityDeps) {
         });
       await tenant.chainRuns.finish(input.runId, input.generation, input.status, input.statusMessage);
       // The run's browser sessions end with it.
-      if (run)
+      if (actionChainId)
         await endSessionsOf(deps.repos, deps.temporal, input.organizationId, {
           type: 'chain_run',
-          actionChainId: run.actionChainId,
+          actionChainId,
           runId: input.runId,
         });
       deps.logger.info(

@@ -78,14 +78,12 @@ export class ChainRunsRepository extends TenantRepository {
   }
 
   /** Records how a step ended and, when it produced output, the new state. */
-  recordStep(runId: string, generation: number, result: StepResult, stateJson?: string) {
-    return this.runs
-      .findOneAndUpdate(
-        this.current(runId, generation),
-        { $set: { [`stepResults.${result.stepId}`]: result, ...(stateJson ? { stateJson } : {}) } },
-        { new: true },
-      )
-      .lean<ChainRun>();
+  /** Whether the execution still owned the run (false: it was re-run or deleted, and nothing was written). */
+  async recordStep(runId: string, generation: number, result: StepResult, stateJson?: string) {
+    const { matchedCount } = await this.runs.updateOne(this.current(runId, generation), {
+      $set: { [`stepResults.${result.stepId}`]: result, ...(stateJson ? { stateJson } : {}) },
+    });
+    return matchedCount > 0;
   }
 
   finish(runId: string, generation: number, status: 'success' | 'failed', statusMessage: string | null) {

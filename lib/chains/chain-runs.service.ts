@@ -80,27 +80,31 @@ export class ChainRunsService {
 
   /** Creates a new run (or finds the one a deterministic runId already names) without starting it. */
   async createRun(organizationId: string, start: StartRun) {
-    await this.chains.chain({ organizationId }, start.actionChainId);
-    await this.checkOnlyStep(organizationId, start.actionChainId, start.onlyStep);
-    await this.checkInput(organizationId, start.actionChainId, start.payload);
+    await Promise.all([
+      this.chains.chain({ organizationId }, start.actionChainId),
+      this.checkOnlyStep(organizationId, start.actionChainId, start.onlyStep),
+      this.checkInput(organizationId, start.actionChainId, start.payload),
+    ]);
     const runId = start.runId ?? newId('run');
-    const { doc: run } = await findOrCreate(
-      () => this.runs(organizationId).get(runId),
-      () =>
-        this.runs(organizationId).create({
-          runId,
-          actionChainId: start.actionChainId,
-          triggerType: start.triggerType,
-          stateJson: JSON.stringify({ input: start.payload }),
-          messageId: newId('msg'),
-          startedByUserId: start.startedByUserId,
-          status: 'pending',
-        }),
-    );
+    const create = () =>
+      this.runs(organizationId).create({
+        runId,
+        actionChainId: start.actionChainId,
+        triggerType: start.triggerType,
+        stateJson: JSON.stringify({ input: start.payload }),
+        messageId: newId('msg'),
+        startedByUserId: start.startedByUserId,
+        status: 'pending',
+      });
+    // A fresh id cannot be taken: only a deterministic one needs the look-up first.
+    const run = start.runId
+      ? (await findOrCreate(() => this.runs(organizationId).get(runId), create)).doc
+      : await create();
     const input: ChainRunInput = {
       organizationId,
       runId,
       generation: run.generation,
+      actionChainId: start.actionChainId,
       ...(start.onlyStep !== undefined ? { onlyStep: start.onlyStep } : {}),
     };
     return { run, input };
@@ -156,6 +160,7 @@ export class ChainRunsService {
       organizationId: ctx.organizationId,
       runId: run._id,
       generation: run.generation,
+      actionChainId,
       ...(body.onlyStep !== undefined ? { onlyStep: body.onlyStep } : {}),
     });
     return { messageId, runId: run._id, actionChainId };

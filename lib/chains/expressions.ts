@@ -30,12 +30,16 @@ export function templateProblem(template: string): string | null {
   }
 }
 
+// Compiled once per distinct template: a step renders on every run and every fan-out element.
+const templates = new Map<string, HandlebarsTemplateDelegate>();
+
 export function renderTemplate(template: string, context: Record<string, unknown>): string {
-  const render = hbs.compile(template, {
-    noEscape: true,
-    knownHelpers: KNOWN_HELPERS,
-    knownHelpersOnly: true,
-  });
+  let render = templates.get(template);
+  if (!render) {
+    if (templates.size >= 200) templates.clear();
+    render = hbs.compile(template, { noEscape: true, knownHelpers: KNOWN_HELPERS, knownHelpersOnly: true });
+    templates.set(template, render);
+  }
   return render(context, { allowProtoMethodsByDefault: false, allowProtoPropertiesByDefault: false });
 }
 

@@ -3,6 +3,9 @@ export interface ChainRunInput {
   organizationId: string;
   runId: string;
   generation: number;
+  /** the run's chain: lets a step read the chain alongside the run (absent in executions started before it
+   * was added; those read the run first) */
+  actionChainId?: string;
   /** run only the step with this stepOrder, against the run's state */
   onlyStep?: number;
 }
