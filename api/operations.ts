@@ -43,5 +43,18 @@ export function mountOperations(app: Express, handlers: OperationHandlers): void
         `no operation for [${unknown.join(', ')}]`,
     );
   }
-  for (const op of operations) app[op.method](op.path, handlers[op.operationId]!);
+  // The validator has already matched the request to its operation (req.openapi): dispatch on its operationId
+  // instead of registering a route per operation, which made Express try up to 146 route patterns per request.
+  app.use((req, res, next) => {
+    const matched = (req as OpenApiRequest).openapi;
+    const handler = matched?.schema.operationId ? handlers[matched.schema.operationId] : undefined;
+    if (!handler) return next();
+    req.params = matched!.pathParams;
+    return handler(req, res, next);
+  });
+}
+
+/** What express-openapi-validator's metadata middleware leaves on a request it matched to an operation. */
+interface OpenApiRequest {
+  openapi?: { schema: { operationId?: string }; pathParams: Record<string, string> };
 }

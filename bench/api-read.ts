@@ -3,7 +3,8 @@
  * API key, CONCURRENCY closed-loop keep-alive clients (default 32), DURATION_SECONDS per server and
  * endpoint (default 10, measured in ROUNDS alternating slices after WARMUP_SECONDS of warm-up each).
  *
- * The real app (createDeps + createApp) and the baseline (bench/lib/read-baseline.ts: bare Express + the
+ * The real app (createDeps + createApp, from the build in dist/ as `npm start` runs it; bench/run.mjs builds
+ * it first) and the baseline (bench/lib/read-baseline.ts: bare Express + the
  * bundled MongoDB driver, same auth lookups, same documents) each run in their own child process, so the
  * load generator never shares an event loop with a server and each server's RSS and CPU are its own
  * (bench/lib/bench-server.ts).

@@ -2,7 +2,7 @@
 // (bench/<name>.ts; default: every bench/*.ts in order, except `_`-prefixed scratch files) one after the
 // other against it, then stop the stack.
 // STACK_PORT_OFFSET shifts the stack's ports as for `npm test`; KEEP_BENCH_DATA keeps the data folder.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -34,6 +34,11 @@ const STACKLESS = new Set(['parse-memory', 'local-model']);
 const needsStack = selected.some((n) => !STACKLESS.has(n));
 
 ensureNpmDeps();
+// api-read measures the API as it ships (dist/), so it needs a fresh build.
+if (selected.includes('api-read')) {
+  log('building (tsc) for api-read');
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+}
 const dataDir = join(STACK_DIR, 'bench-data', String(Date.now()));
 const stack = needsStack ? await startStack({ profile: 'test', dataDir, bins: provision() }) : undefined;
 

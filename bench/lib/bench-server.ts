@@ -5,6 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { loadConfig } from '@lib/config';
 
 export type ServerMode = 'api' | 'baseline';
@@ -15,15 +16,19 @@ export type FromChild =
   | { type: 'stats'; peakRssMb: number; maxRssMb: number; heapAtPeakMb: number; externalAtPeakMb: number };
 
 const MB = 2 ** 20;
+const ROOT = join(__dirname, '..', '..');
 
 async function createHandler(mode: ServerMode) {
   // Response validation is a test-only setting; production runs without it.
   const config = loadConfig({ ...process.env, VALIDATE_RESPONSES: 'false' });
   if (mode === 'api') {
+    // The API as it ships: the build in dist/ (bench/run.mjs builds it first), not the sources through tsx,
+    // whose compiled-module cache alone adds about 45 MB of RSS.
+    const load = <T>(path: string) => import(join(ROOT, 'dist', path)) as Promise<T>;
     const [{ createApp }, { closeDeps, createDeps }, { createLogger }] = await Promise.all([
-      import('@api/app'),
-      import('@lib/deps'),
-      import('@lib/logger'),
+      load<typeof import('@api/app')>('api/app'),
+      load<typeof import('@lib/deps')>('lib/deps'),
+      load<typeof import('@lib/logger')>('lib/logger'),
     ]);
     const deps = await createDeps(config, { logger: createLogger(process.env.BENCH_LOG_LEVEL ?? 'silent') });
     return { handler: createApp(deps), close: () => closeDeps(deps) };

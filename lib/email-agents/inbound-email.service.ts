@@ -5,7 +5,7 @@ import type { AgentDoc } from '@lib/agents/agent.schema';
 import { memberContext } from '@lib/auth/authenticator';
 import type { KbFilesService } from '@lib/knowledge-bases/kb-files.service';
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
-import { isSupportedFile } from '@lib/knowledge-bases/parsing';
+import { isSupportedFile } from '@lib/knowledge-bases/parsing/extensions';
 import type { Logger } from '@lib/logger';
 import type { Repositories, TenantRepositories } from '@lib/repositories';
 import type { MemberDoc } from '@lib/users/member.schema';

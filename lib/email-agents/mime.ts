@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { fileExtension } from '@lib/knowledge-bases/parsing';
+import { fileExtension } from '@lib/knowledge-bases/parsing/extensions';
 
 /*
  * Pure helpers for agent mail: identities of messages (threading, idempotency), loop guards, reply headers,

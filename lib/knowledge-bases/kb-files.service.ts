@@ -16,7 +16,12 @@ import {
   type ObjectStore,
 } from './object-store';
 import { lookup } from 'mime-types';
-import { fileExtension, isPlausibleContentType, isSupportedFile, SUPPORTED_EXTENSIONS } from './parsing';
+import {
+  fileExtension,
+  isPlausibleContentType,
+  isSupportedFile,
+  SUPPORTED_EXTENSIONS,
+} from './parsing/extensions';
 import type { ParseStrategy } from './parsing/types';
 import { toFileView } from './views';
 

@@ -1,7 +1,4 @@
-import { csvToText, jsonToText, xmlToText } from './structured';
-import { docxToText, htmlToText } from './documents';
-import { readImage } from './images';
-import { parsePdf, type PdfMode } from './pdf';
+import type { PdfMode } from './pdf';
 import { decodeText } from './text';
 import { ParseError, type ParsedDocument, type ParseStrategy, type VisionReader } from './types';
 
@@ -31,24 +28,30 @@ export interface FormatSpec {
 
 const whole = (text: string): ParsedDocument => ({ segments: text.trim() ? [{ text }] : [] });
 
+type ToText = (text: string, fileName: string) => string;
+
 /** A text format: decoded, then turned into readable text by `toText` (except for the raw strategy). */
-function textFormat(
-  name: string,
-  types: Record<string, string[]>,
-  toText: (text: string, fileName: string) => string,
-): FormatSpec {
+function textFormat(name: string, types: Record<string, string[]>, toText: () => ToText): FormatSpec {
   return {
     name,
     types,
     kind: 'text',
     parse: ({ bytes, fileName, strategy }) => {
       const text = decodeText(bytes, fileName);
-      return Promise.resolve(whole(strategy === 'raw' ? text : toText(text, fileName)));
+      return Promise.resolve(whole(strategy === 'raw' ? text : toText()(text, fileName)));
     },
   };
 }
 
-const asIs = (text: string) => text;
+// The parsers' libraries load on a format's first parse: the API, which only checks names and types against
+// this registry, never loads them (they weigh tens of MB). `require` caches each module after the first call.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const structured = () => require('./structured') as typeof import('./structured');
+const documents = () => require('./documents') as typeof import('./documents');
+const pdf = () => require('./pdf') as typeof import('./pdf');
+const images = () => require('./images') as typeof import('./images');
+/* eslint-enable @typescript-eslint/no-require-imports */
+const asIs = () => (text: string) => text;
 
 const PDF_MODES: Record<ParseStrategy, PdfMode> = {
   auto: 'auto',
@@ -64,7 +67,7 @@ export const FORMATS: readonly FormatSpec[] = [
     types: { '.pdf': ['application/pdf', 'application/x-pdf'] },
     kind: 'paged',
     parse: ({ bytes, fileName, strategy, vision, instructions }) =>
-      parsePdf(bytes, { fileName, mode: PDF_MODES[strategy], vision, instructions }),
+      pdf().parsePdf(bytes, { fileName, mode: PDF_MODES[strategy], vision, instructions }),
   },
   {
     name: 'image',
@@ -76,7 +79,8 @@ export const FORMATS: readonly FormatSpec[] = [
       '.webp': ['image/webp'],
     },
     kind: 'image',
-    parse: ({ bytes, fileName, vision, instructions }) => readImage(bytes, fileName, vision, instructions),
+    parse: ({ bytes, fileName, vision, instructions }) =>
+      images().readImage(bytes, fileName, vision, instructions),
   },
   textFormat('plain text', { '.txt': ['text/plain'] }, asIs),
   textFormat('Markdown', { '.md': ['text/markdown', 'text/x-markdown', 'text/plain'] }, asIs),
@@ -84,16 +88,24 @@ export const FORMATS: readonly FormatSpec[] = [
   textFormat(
     'CSV',
     { '.csv': ['text/csv', 'application/csv', 'application/vnd.ms-excel', 'text/plain'] },
-    csvToText,
+    () => structured().csvToText,
   ),
-  textFormat('JSON', { '.json': ['application/json', 'text/json', 'text/plain'] }, jsonToText),
-  textFormat('XML', { '.xml': ['application/xml', 'text/xml', 'text/plain'] }, xmlToText),
-  textFormat('HTML', { '.html': ['text/html', 'application/xhtml+xml'] }, (text) => htmlToText(text)),
+  textFormat(
+    'JSON',
+    { '.json': ['application/json', 'text/json', 'text/plain'] },
+    () => structured().jsonToText,
+  ),
+  textFormat('XML', { '.xml': ['application/xml', 'text/xml', 'text/plain'] }, () => structured().xmlToText),
+  textFormat(
+    'HTML',
+    { '.html': ['text/html', 'application/xhtml+xml'] },
+    () => (text) => documents().htmlToText(text),
+  ),
   {
     name: 'Word document',
     types: { '.docx': ['application/vnd.openxmlformats-officedocument.wordprocessingml.document'] },
     kind: 'binary-document',
-    parse: async ({ bytes, fileName }) => whole(await docxToText(bytes, fileName)),
+    parse: async ({ bytes, fileName }) => whole(await documents().docxToText(bytes, fileName)),
   },
 ];
 
