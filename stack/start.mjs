@@ -2,9 +2,18 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureChatModel, ensureEmbeddingModel, ensureNpmDeps, log, provision, ROOT } from './provision.mjs';
+import {
+  ensureChatModel,
+  ensureEmbeddingModel,
+  ensureNpmDeps,
+  log,
+  provision,
+  ROOT,
+  runOnSupportedNode,
+} from './provision.mjs';
 import { startStack } from './services.mjs';
 
+await runOnSupportedNode();
 ensureNpmDeps();
 const bins = provision();
 const dataDir = process.env.DATA_DIR ?? join(ROOT, '.data');
