@@ -434,10 +434,15 @@ export async function runOnSupportedNode({ quiet = false } = {}) {
     log(
       `running on Node ${VERSIONS.node} from ${dirname(dirname(node))} (this machine has ${process.versions.node})`,
     );
-  const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], {
-    stdio: 'inherit',
-    env: { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` },
-  });
+  const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` };
+  // What an outer `npm run` exported about its own node and npm now names this node and its npm; a node-gyp
+  // header folder it passed on (npm_config_nodedir) would be the old node's, so it points at this node's.
+  if (env.NODE) env.NODE = node;
+  if (env.npm_node_execpath) env.npm_node_execpath = node;
+  if (env.npm_execpath)
+    env.npm_execpath = join(dirname(dirname(node)), 'lib/node_modules/npm/bin/npm-cli.js');
+  if (env.npm_config_nodedir) env.npm_config_nodedir = dirname(dirname(node));
+  const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env });
   child.on('error', (err) => {
     log(`could not run ${node}: ${err.message}`);
     process.exit(1);
