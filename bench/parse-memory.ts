@@ -122,11 +122,15 @@ async function main(): Promise<void> {
     for (const mode of MODES) {
       if (mode === 'llm-vision' && RENDER_PAGES === 0) continue;
       const file = join(dir, mode === 'llm-vision' ? 'render.pdf' : 'text.pdf');
-      const run = spawnSync(join(process.cwd(), 'node_modules/.bin/tsx'), [__filename], {
-        env: { ...process.env, BENCH_CHILD_MODE: mode, BENCH_CHILD_FILE: file },
-        encoding: 'utf8',
-        maxBuffer: 16 * MB,
-      });
+      const run = spawnSync(
+        process.execPath,
+        [join(process.cwd(), 'node_modules/tsx/dist/cli.mjs'), __filename],
+        {
+          env: { ...process.env, BENCH_CHILD_MODE: mode, BENCH_CHILD_FILE: file },
+          encoding: 'utf8',
+          maxBuffer: 16 * MB,
+        },
+      );
       const line = run.stdout.trim().split('\n').pop() ?? '';
       if (run.status !== 0 || !line.startsWith('{')) throw new Error(`${mode} failed: ${run.stderr}`);
       const r = JSON.parse(line) as Result;

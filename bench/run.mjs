@@ -12,10 +12,12 @@ import {
   log,
   provision,
   ROOT,
+  runOnSupportedNode,
   STACK_DIR,
 } from '../stack/provision.mjs';
 import { startStack } from '../stack/services.mjs';
 
+await runOnSupportedNode();
 const benchDir = join(ROOT, 'bench');
 const names = process.argv.slice(2).map((n) => n.replace(/^bench\//, '').replace(/\.ts$/, ''));
 const all = readdirSync(benchDir)
@@ -62,11 +64,15 @@ process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
 try {
   for (const name of selected) {
     log(`bench ${name}`);
-    current = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(benchDir, `${name}.ts`)], {
-      cwd: ROOT,
-      env,
-      stdio: 'inherit',
-    });
+    current = spawn(
+      process.execPath,
+      [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(benchDir, `${name}.ts`)],
+      {
+        cwd: ROOT,
+        env,
+        stdio: 'inherit',
+      },
+    );
     const exit = await new Promise((resolve) =>
       current.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))),
     );

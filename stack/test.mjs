@@ -2,17 +2,23 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from './provision.mjs';
+import { ROOT, runOnSupportedNode } from './provision.mjs';
 import { runSchemathesis } from './schemathesis.mjs';
 import { startTestStack } from './test-stack.mjs';
 
+await runOnSupportedNode();
 const { env, dataDir, stop } = await startTestStack(String(Date.now()));
 const args = process.argv.length > 2 ? process.argv.slice(2) : ['test/**/*.test.ts'];
 // mocha's own statistics, written by test/stats-reporter.cjs when the run ends.
 const statsFile = join(dataDir, 'mocha-stats.json');
 const mocha = spawn(
-  join(ROOT, 'node_modules/.bin/mocha'),
-  ['--reporter', join(ROOT, 'test/stats-reporter.cjs'), ...args],
+  process.execPath,
+  [
+    join(ROOT, 'node_modules/mocha/bin/mocha.js'),
+    '--reporter',
+    join(ROOT, 'test/stats-reporter.cjs'),
+    ...args,
+  ],
   {
     cwd: ROOT,
     env: { ...env, MOCHA_STATS_FILE: statsFile },

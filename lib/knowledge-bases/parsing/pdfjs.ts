@@ -6,7 +6,7 @@ let pdfjs: Promise<Pdfjs> | undefined;
 
 /**
  * pdf.js is an ES module; it is loaded on first use (most workers never see a PDF) and once per process.
- * The legacy build is the one that supports Node 20.
+ * The legacy build: it is the one pdf.js supports on Node.
  */
 export function loadPdfjs(): Promise<Pdfjs> {
   pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');

@@ -40,7 +40,10 @@ function decodeUtf8OrLegacy(bytes: Uint8Array): string {
 /** Windows-1252's 0x80–0x9F (€, curly quotes, dashes…); undefined codes stay C1 controls, as browsers do. */
 const CP1252_HIGH = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ';
 
-/** Spelled out because Node 20's TextDecoder('windows-1252') decodes 0x80–0x9F as ISO-8859-1 controls. */
+/**
+ * Spelled out because TextDecoder('windows-1252') depends on the node build: Node 20's decodes 0x80–0x9F as
+ * ISO-8859-1 controls (Node 24's maps them as here).
+ */
 function decodeWindows1252(bytes: Uint8Array): string {
   let out = '';
   for (const b of bytes) out += b >= 0x80 && b < 0xa0 ? CP1252_HIGH[b - 0x80] : String.fromCharCode(b);
