@@ -7,7 +7,9 @@ export const ROOT = join(__dirname, '..', '..');
 /** The environment of a service process spawned from a test: the stack's, plus the test env's task queue,
  * scripted LLM, mail receiver and signing key (so tokens the test signs are valid there too). */
 export function childProcessEnv(env: TestEnv): NodeJS.ProcessEnv {
-  const { INBOUND_SMTP_PORT: _inbound, ...rest } = process.env;
+  // The stack's INBOUND_SMTP_PORT is not passed on: replicas would compete for the one port.
+  const rest = { ...process.env };
+  delete rest.INBOUND_SMTP_PORT;
   return {
     ...rest,
     TEMPORAL_TASK_QUEUE: env.config.temporal.taskQueue,
