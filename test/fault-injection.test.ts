@@ -33,8 +33,9 @@ describe('fault injection: the API, the worker, Temporal and the database killed
   before(async function () {
     this.timeout(300_000);
     stack = await startFaultStack('faults');
-    await stack.startApi();
+    // the worker bundles the workflows while the API starts
     stack.startWorker();
+    await stack.startApi();
   });
   after(async function () {
     this.timeout(120_000);
