@@ -119,8 +119,8 @@ export async function startFaultStack(name: string): Promise<FaultStack> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const log = createWriteStream(join(dataDir, 'logs', `${logName}.log`), { flags: 'a' });
-    child.stdout!.pipe(log);
-    child.stderr!.pipe(log);
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
     return child;
   };
   const health = async () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import express, { type RequestHandler } from 'express';
 import { createServer } from 'node:net';
-import mongoose from 'mongoose';
+import { MongoClient } from 'mongodb';
 import request from 'supertest';
 import { errorHandler } from '@api/error-handler';
 import { notFound, unauthorized } from '@lib/errors';
@@ -37,13 +37,12 @@ describe('errors of an unreachable database or Temporal', () => {
   before(async function () {
     this.timeout(60_000);
     const port = await closedPort();
-    const client = new mongoose.mongo.MongoClient(`mongodb://127.0.0.1:${port}/x`, {
+    const client = new MongoClient(`mongodb://127.0.0.1:${port}/x`, {
       serverSelectionTimeoutMS: 300,
     });
     mongoError = await client
       .db()
-      .collection('c')
-      .findOne({})
+      .command({ ping: 1 })
       .catch((e: unknown) => e);
     await client.close();
     const temporal = createTemporalClient({
