@@ -190,12 +190,17 @@ describe('fault injection: the API, the worker, Temporal and the database killed
     expect(deliveries.every((d) => d.handlers === 1)).to.equal(true);
     const runs = await eventually(async () => {
       const res = await owner.get(org.path(`/chains/${chain.chainId}/runs?limit=100`)).expect(200);
-      const items = res.body.items as Array<{ status: string; state: { input: { text: string } } }>;
+      const items = res.body.items as Array<{
+        status: string;
+        statusMessage: string | null;
+        state: { input: { text: string } };
+      }>;
       const ended = items.every((r) => r.status === 'success' || r.status === 'failed');
       return ended && items.length >= events.length && items;
     }, 300_000);
     expect(runs.map((r) => r.state.input.text).sort()).to.deep.equal([...events].sort());
-    expect(runs.map((r) => r.status)).to.deep.equal(events.map(() => 'success'));
+    for (const run of runs)
+      expect(run.status, `${run.state.input.text}: ${run.statusMessage}`).to.equal('success');
 
     // Every run ended: nothing is left running on the stack's task queue.
     await eventually(async () => {
