@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
-import { AppError, TooManyRequestsError } from '@lib/errors';
+import { AppError, asServiceUnavailable, ServiceUnavailableError, TooManyRequestsError } from '@lib/errors';
 import type { Logger } from '@lib/logger';
 
 const CODES: Record<number, string> = {
@@ -19,14 +19,20 @@ interface ValidatorError {
   type?: string;
 }
 
-/** The one error middleware: typed errors become 4xx `{ error: { code, message, details? } }`; anything else a
- * generic 500 whose cause is logged, never sent. */
+/** The one error middleware: typed errors become 4xx `{ error: { code, message, details? } }`; an unreachable
+ * database or Temporal a 503 `service_unavailable` with `Retry-After`; anything else a generic 500 whose cause
+ * is logged, never sent. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    // Auth errors are re-wrapped by the validator; answer with the original typed error.
-    const source = req.authError instanceof AppError ? req.authError : err;
+    // Auth errors are re-wrapped by the validator (as a 401); answer with the original typed error, and a
+    // database that could not be asked who the caller is is an outage, not bad credentials.
+    const cause = asServiceUnavailable(req.authError) ? req.authError : err;
+    const unavailable = asServiceUnavailable(cause);
+    const source = unavailable ?? (req.authError instanceof AppError ? req.authError : err);
+    if (unavailable) (req.log ?? logger).warn({ err: cause }, 'a backing service is unavailable');
     if (source instanceof AppError) {
-      if (source instanceof TooManyRequestsError) res.set('Retry-After', String(source.retryAfterSeconds));
+      if (source instanceof TooManyRequestsError || source instanceof ServiceUnavailableError)
+        res.set('Retry-After', String(source.retryAfterSeconds));
       res
         .status(source.status)
         .json({ error: { code: source.code, message: source.message, details: source.details } });

@@ -69,3 +69,64 @@ export class ModelError extends AppError {
     this.name = 'ModelError';
   }
 }
+
+/** The backing services whose outage makes a request impossible for now (`/healthz` names them too). */
+export type Dependency = 'database' | 'temporal';
+
+/**
+ * 503: a backing service is down or unreachable. Nothing was accepted; the same request (with the same
+ * `requestId` / `Idempotency-Key`) may be sent again after `Retry-After` seconds.
+ */
+export class ServiceUnavailableError extends AppError {
+  constructor(
+    readonly dependency: Dependency,
+    readonly retryAfterSeconds = SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS,
+    message = `the ${dependency === 'database' ? 'database' : 'workflow service (Temporal)'} is unavailable; retry shortly`,
+  ) {
+    super(503, 'service_unavailable', message);
+    this.name = 'ServiceUnavailableError';
+  }
+}
+
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+// The driver's errors for "no server to talk to", by name: mongoose's own (a buffered command or the first
+// connection) and the MongoDB driver's (server selection ran out, the socket broke, the pool was cleared).
+const MONGO_UNAVAILABLE = new Set([
+  'MongooseServerSelectionError',
+  'MongoServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoPoolClearedError',
+  'MongoNotConnectedError',
+]);
+// gRPC statuses for "the server is not there or did not answer in time": UNAVAILABLE and DEADLINE_EXCEEDED.
+const GRPC_UNAVAILABLE = new Set([14, 4]);
+
+/**
+ * Which backing service an error says is unreachable, if any: the one place that knows the MongoDB driver's and
+ * Temporal's (gRPC's) ways of saying so. Looks through `cause` chains (Temporal's client wraps the gRPC error
+ * in a ServiceError).
+ */
+export function unavailableDependency(err: unknown): Dependency | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof ServiceUnavailableError) return e.dependency;
+    if (MONGO_UNAVAILABLE.has(e.name)) return 'database';
+    const grpc = e as Error & { code?: unknown; details?: unknown; metadata?: unknown };
+    if (
+      typeof grpc.code === 'number' &&
+      GRPC_UNAVAILABLE.has(grpc.code) &&
+      typeof grpc.details === 'string' &&
+      typeof grpc.metadata === 'object'
+    )
+      return 'temporal';
+  }
+  return undefined;
+}
+
+/** The error as a ServiceUnavailableError when it says a backing service is unreachable. */
+export function asServiceUnavailable(err: unknown): ServiceUnavailableError | undefined {
+  if (err instanceof ServiceUnavailableError) return err;
+  const dependency = unavailableDependency(err);
+  return dependency ? new ServiceUnavailableError(dependency) : undefined;
+}

@@ -95,12 +95,15 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
   // The embedded vector store lives beside the other data (the API and the worker share it).
   const out = { DATA_DIR: dataDir, VECTOR_DIR: env.VECTOR_DIR ?? join(dataDir, 'vectors') };
 
+  // What each server was started with, so one can be killed and started again (the fault-injection test).
+  const specs = new Map();
   const start = async (name, cmd, args, port, extraEnv = {}) => {
     if (!(await portIsFree(port))) {
       throw new Error(
         `port ${port} for ${name} is taken; stop whatever uses it or point the service elsewhere by env`,
       );
     }
+    specs.set(name, { cmd, args, port, extraEnv });
     const logFile = createWriteStream(join(dataDir, 'logs', `${name}.log`), { flags: 'a' });
     const child = spawn(cmd, args, {
       env: { ...process.env, ...extraEnv },
@@ -112,6 +115,8 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
       if (!child.stopping)
         log(`${name} exited (${code ?? signal}); see ${join(dataDir, 'logs', `${name}.log`)}`);
     });
+    const i = children.findIndex((c) => c.name === name);
+    if (i >= 0) children.splice(i, 1);
     children.push({ name, child });
     const exited = new Promise((_, reject) =>
       child.once('exit', (code) =>
@@ -123,6 +128,26 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
     exited.catch(() => {});
     await Promise.race([waitForPort(port, name), exited]);
     log(`${name} ready on 127.0.0.1:${port}`);
+  };
+
+  /** Kills one server (SIGKILL unless told) and waits until it is gone. */
+  const kill = (name, signal = 'SIGKILL') => {
+    const entry = children.find((c) => c.name === name);
+    if (!entry) throw new Error(`no server named ${name} in this stack`);
+    const { child } = entry;
+    if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    child.stopping = true;
+    return new Promise((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  };
+
+  /** Starts a killed server again, with the same arguments and data, and waits until it answers. */
+  const restart = async (name) => {
+    const spec = specs.get(name);
+    if (!spec) throw new Error(`no server named ${name} in this stack`);
+    await start(name, spec.cmd, spec.args, spec.port, spec.extraEnv);
   };
 
   const stop = async () => {
@@ -291,7 +316,7 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
   }
-  return { env: out, stop };
+  return { env: out, stop, kill, restart };
 }
 
 // weed mini opens its S3 port before the bucket given by -bucket exists.

@@ -28,6 +28,9 @@ export function defineModel<S extends Schema>(name: string, collection: string, 
   return { name, collection, schema };
 }
 
+/** How long an operation waits for an unreachable database before it fails (README "When a dependency is down"). */
+const SERVER_SELECTION_TIMEOUT_MS = 5_000;
+
 /**
  * The database connection. Only repositories (and `lib/db`) reach models through it: `npm run lint` refuses
  * model access anywhere else, so every query goes through a repository that scopes it to an organization.
@@ -36,7 +39,14 @@ export class Database {
   private constructor(readonly connection: Connection) {}
 
   static async connect(uri: string, models: readonly ModelDef[]): Promise<Database> {
-    const connection = mongoose.createConnection(uri, { serverSelectionTimeoutMS: 10_000, autoIndex: true });
+    const connection = mongoose.createConnection(uri, {
+      // While the database is unreachable an operation waits this long for it, then fails with a server
+      // selection error (a 503 from the API, a retried activity in the worker); the driver reconnects by
+      // itself when it is back. No mongoose buffering: it would add a second, longer wait of its own.
+      serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
+      bufferCommands: false,
+      autoIndex: true,
+    });
     await connection.asPromise();
     const db = new Database(connection);
     await Promise.all(models.map((def) => db.model(def).init()));

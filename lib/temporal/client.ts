@@ -1,6 +1,8 @@
 import {
   Client,
   Connection,
+  defaultGrpcRetryOptions,
+  makeGrpcRetryInterceptor,
   WorkflowExecutionAlreadyStartedError,
   type WorkflowStartOptions,
 } from '@temporalio/client';
@@ -12,9 +14,20 @@ export interface TemporalSettings {
   taskQueue: string;
 }
 
-/** The Temporal client the API uses; connects lazily so the API can start before Temporal is up. */
+/**
+ * How many times a call that found Temporal unreachable is tried (the SDK's backoff: 100 ms × 1.7ⁿ, ±20%). Six
+ * rides out a frontend restart of about three seconds; the SDK's default of ten holds a request for ~20 s
+ * before the API can answer 503 (README "When a dependency is down").
+ */
+const RPC_ATTEMPTS = 6;
+
+/** The Temporal client the API uses; connects lazily so the API can start before Temporal is up. gRPC
+ * reconnects by itself once Temporal is back. */
 export function createTemporalClient(settings: TemporalSettings) {
-  const connection = Connection.lazy({ address: settings.address });
+  const connection = Connection.lazy({
+    address: settings.address,
+    interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: RPC_ATTEMPTS }))],
+  });
   const client = new Client({ connection, namespace: settings.namespace });
   return { connection, client, taskQueue: settings.taskQueue };
 }

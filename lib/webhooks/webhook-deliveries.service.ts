@@ -7,7 +7,7 @@ import {
   type WebhookDeliveryWorkflow,
   type WebhookRequest,
 } from '@contracts';
-import { AppError, notFound } from '@lib/errors';
+import { notFound, ServiceUnavailableError, unavailableDependency } from '@lib/errors';
 import { newId } from '@lib/ids';
 import type { Logger } from '@lib/logger';
 import type { Repositories } from '@lib/repositories';
@@ -112,7 +112,12 @@ export class WebhookDeliveriesService {
       ));
     } catch (err) {
       this.logger.error({ err, organizationId, webhookId }, 'webhook delivery could not be recorded');
-      throw new AppError(503, 'unavailable', 'the delivery could not be recorded; send it again');
+      // Whatever failed, the sender must send it again: a 503 either way.
+      throw new ServiceUnavailableError(
+        unavailableDependency(err) ?? 'temporal',
+        undefined,
+        'the delivery could not be recorded; send it again',
+      );
     }
     if (alreadyStarted) await webhooks.noteDuplicate(deliveryId, webhookId);
     return { duplicate: alreadyStarted, deliveryId };
