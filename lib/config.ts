@@ -7,6 +7,9 @@ const bool = z
   .transform((v) => v === 'true' || v === '1')
   .optional();
 
+/** An empty value (`VAR=` in a compose file) means unset. */
+const unsetIfEmpty = <T extends z.ZodTypeAny>(t: T) => z.preprocess((v) => (v === '' ? undefined : v), t);
+
 // Every setting of the service, read from the environment once and validated here.
 const schema = z.object({
   NODE_ENV: z.string().default('development'),
@@ -135,13 +138,13 @@ const schema = z.object({
   MAX_CONCURRENT_TURNS_PER_ORG: z.coerce.number().int().positive().default(20),
 
   /** The operator's bearer token for GET /metrics (API and worker); unset, /metrics answers 404. A secret. */
-  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+  METRICS_TOKEN: unsetIfEmpty(z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional()),
   /** The worker serves GET /metrics on this port when set (needs METRICS_TOKEN). */
-  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  WORKER_METRICS_PORT: unsetIfEmpty(z.coerce.number().int().min(0).max(65535).optional()),
   /** Traces are exported over OTLP/HTTP to this collector when set; unset, tracing is off. */
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: unsetIfEmpty(z.string().url().optional()),
   /** service.name of the exported spans (default: agent-workspace-api / agent-workspace-worker). */
-  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  OTEL_SERVICE_NAME: unsetIfEmpty(z.string().min(1).optional()),
 
   /** The model chain steps answer with. */
   CHAIN_MODEL: z.string().min(1).default('gpt-4o-mini'),
