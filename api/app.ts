@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -8,6 +7,7 @@ import { openApiSpecPath } from '@lib/spec';
 import { docsRouter } from './docs';
 import { errorHandler } from './error-handler';
 import { jsonDepthLimit } from './json-depth';
+import { httpMetrics, httpTracing, requestContext, requestIdOf } from './observability';
 import { mountOperations } from './operations';
 import { agentsHandlers } from './routes/agents';
 import { analysesHandlers } from './routes/analyses';
@@ -29,9 +29,10 @@ import { taskPlansHandlers } from './routes/task-plans';
 import { browserSessionsHandlers } from './routes/browser-sessions';
 import { toolsHandlers } from './routes/tools';
 import { usersHandlers } from './routes/users';
+import { metricsHandlers } from './routes/metrics';
 import { webhookBodyParser, webhooksHandlers } from './routes/webhooks';
 import { cacheValidatorRouteMatchers } from './route-matchers';
-import { appSessionAuthHandler, bearerAuthHandler } from './security';
+import { appSessionAuthHandler, bearerAuthHandler, metricsTokenAuthHandler } from './security';
 
 /** An app link's token never reaches the logs: not in the URL, not in the parsed query. */
 function withoutAppSessionToken(req: { url?: string; query?: Record<string, unknown> }) {
@@ -44,15 +45,16 @@ function withoutAppSessionToken(req: { url?: string; query?: Record<string, unkn
 export function createApp(deps: Deps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // The request id and its log context first: every later middleware and handler logs inside it.
+  app.use(requestContext());
+  app.use(httpMetrics(deps.metrics));
+  if (deps.tracing) app.use(httpTracing(deps.tracing));
   // With logging off, skip the per-request child logger entirely (it costs CPU even when silent).
   if (deps.logger.level !== 'silent') {
     app.use(
       pinoHttp({
         logger: deps.logger,
-        genReqId: (req) => {
-          const given = req.headers['x-request-id'];
-          return typeof given === 'string' && given.length <= 100 ? given : randomUUID();
-        },
+        genReqId: (req) => req.id ?? requestIdOf(req as Parameters<typeof requestIdOf>[0]),
         customProps: (req) => ({ organizationId: req.ctx?.organizationId, userId: req.ctx?.userId }),
         serializers: { req: withoutAppSessionToken },
       }),
@@ -78,6 +80,7 @@ export function createApp(deps: Deps): Express {
           bearerAuth: bearerAuthHandler(deps.authenticator),
           appSession: appSessionAuthHandler(deps.services.appRuntime, 'header'),
           appSessionLink: appSessionAuthHandler(deps.services.appRuntime, 'query'),
+          metricsToken: metricsTokenAuthHandler(deps.config.observability.metricsToken),
         },
       },
     }),
@@ -104,6 +107,7 @@ export function createApp(deps: Deps): Express {
     ...appsHandlers(deps),
     ...schedulesHandlers(deps),
     ...webhooksHandlers(deps),
+    ...metricsHandlers(deps),
   });
   app.use(errorHandler(deps.logger));
   return app;

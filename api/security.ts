@@ -4,6 +4,8 @@ import { requireUserSession, type Authenticator } from '@lib/auth/authenticator'
 import type { RequestContext } from '@lib/auth/context';
 import { isCapability } from '@lib/auth/roles';
 import { forbidden, unauthorized } from '@lib/errors';
+import { requireMetricsToken } from '@lib/observability/metrics-auth';
+import { annotateLogContext } from '@lib/observability/log-context';
 
 interface OperationMeta {
   'x-capability'?: unknown;
@@ -67,6 +69,20 @@ export function bearerAuthHandler(authenticator: Authenticator) {
       requireCapability(req, operation.schema, ctx);
       if (operation.schema['x-user-session-only'] === true) requireUserSession(ctx);
       req.ctx = ctx;
+      annotateLogContext({ organizationId: ctx.organizationId });
+      return true;
+    } catch (err) {
+      req.authError = err;
+      throw err;
+    }
+  };
+}
+
+/** The metricsToken handler (GET /metrics): the operator's METRICS_TOKEN, not an organization's credentials. */
+export function metricsTokenAuthHandler(token: string | undefined) {
+  return (req: Request): boolean => {
+    try {
+      requireMetricsToken(req.headers.authorization, token);
       return true;
     } catch (err) {
       req.authError = err;

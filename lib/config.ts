@@ -7,6 +7,9 @@ const bool = z
   .transform((v) => v === 'true' || v === '1')
   .optional();
 
+/** An empty value (`VAR=` in a compose file) means unset. */
+const unsetIfEmpty = <T extends z.ZodTypeAny>(t: T) => z.preprocess((v) => (v === '' ? undefined : v), t);
+
 // Every setting of the service, read from the environment once and validated here.
 const schema = z.object({
   NODE_ENV: z.string().default('development'),
@@ -134,6 +137,15 @@ const schema = z.object({
     .default("'self'"),
   MAX_CONCURRENT_TURNS_PER_ORG: z.coerce.number().int().positive().default(20),
 
+  /** The operator's bearer token for GET /metrics (API and worker); unset, /metrics answers 404. A secret. */
+  METRICS_TOKEN: unsetIfEmpty(z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional()),
+  /** The worker serves GET /metrics on this port when set (needs METRICS_TOKEN). */
+  WORKER_METRICS_PORT: unsetIfEmpty(z.coerce.number().int().min(0).max(65535).optional()),
+  /** Traces are exported over OTLP/HTTP to this collector when set; unset, tracing is off. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: unsetIfEmpty(z.string().url().optional()),
+  /** service.name of the exported spans (default: agent-workspace-api / agent-workspace-worker). */
+  OTEL_SERVICE_NAME: unsetIfEmpty(z.string().min(1).optional()),
+
   /** The model chain steps answer with. */
   CHAIN_MODEL: z.string().min(1).default('gpt-4o-mini'),
   /** Elements of a fan-out step per child workflow (keeps each history far below Temporal's limits). */
@@ -203,6 +215,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   if (c.OIDC_ISSUER && !c.OIDC_AUDIENCE) {
     // Without an audience, a token the issuer minted for any other application would sign in here.
     throw new Error('invalid configuration: OIDC_AUDIENCE is required when OIDC_ISSUER is set');
+  }
+  if (c.WORKER_METRICS_PORT !== undefined && !c.METRICS_TOKEN) {
+    throw new Error('invalid configuration: WORKER_METRICS_PORT needs METRICS_TOKEN');
   }
   return {
     env: c.NODE_ENV,
@@ -290,6 +305,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       idleTimeoutSeconds: c.BROWSER_SESSION_IDLE_TIMEOUT_SECONDS,
       chromiumPath: c.CHROMIUM_PATH,
       noSandbox: c.CHROMIUM_NO_SANDBOX ?? process.getuid?.() === 0,
+    },
+    observability: {
+      metricsToken: c.METRICS_TOKEN,
+      workerMetricsPort: c.WORKER_METRICS_PORT,
+      otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT,
+      serviceName: c.OTEL_SERVICE_NAME,
     },
     webhooks: {
       bodyLimit: c.WEBHOOK_BODY_LIMIT,

@@ -9,6 +9,8 @@ import { createOutboundClient, type OutboundClient } from './http/outbound';
 import { closeLlmClient, createLlmClient } from './llm';
 import { createLogger, type Logger } from './logger';
 import { createMailer, type Mailer } from './mail';
+import { createMetrics, type Metrics } from './observability/metrics';
+import { tracingFromConfig, type Tracing } from './observability/tracing';
 import { createRealtimeEmitter, type RealtimeEmitter } from './realtime/emitter';
 import { MODELS, Repositories } from './repositories';
 import { createS3Client } from './s3';
@@ -50,17 +52,29 @@ export interface Deps {
    * Its action chains (lib/chains/workflow-catalog.ts) unless a test gives a stand-in.
    */
   workflows: WorkflowCatalog;
+  /** This process's Prometheus metrics (GET /metrics on the API, WORKER_METRICS_PORT on the worker). */
+  metrics: Metrics;
+  /** OpenTelemetry tracing; undefined (off, no cost) unless OTEL_EXPORTER_OTLP_ENDPOINT is set or a test gives one. */
+  tracing?: Tracing;
 }
 
 export async function createDeps(
   config: Config,
-  opts: { logger?: Logger; workflows?: WorkflowCatalog } = {},
+  opts: { logger?: Logger; workflows?: WorkflowCatalog; tracing?: Tracing; process?: 'api' | 'worker' } = {},
 ): Promise<Deps> {
   const logger = opts.logger ?? createLogger(config.logLevel);
+  const processName = opts.process ?? 'api';
+  const metrics = createMetrics({ process: processName });
+  const tracing =
+    opts.tracing ??
+    tracingFromConfig({
+      otlpEndpoint: config.observability.otlpEndpoint,
+      serviceName: config.observability.serviceName ?? `agent-workspace-${processName}`,
+    });
   const db = await Database.connect(config.mongodbUri, MODELS);
   const repos = new Repositories(db);
   const tokens = new TokenService(config.auth.jwtSecret, config.auth.issuer, config.auth.sessionTtlSeconds);
-  const temporal = createTemporalClient(config.temporal);
+  const temporal = createTemporalClient(config.temporal, { metrics, tracing });
   const outbound = createOutboundClient({ allowPrivate: config.allowPrivateOutbound });
   const redis = new Redis(config.redisUrl, {
     lazyConnect: true,
@@ -90,6 +104,7 @@ export async function createDeps(
     llm,
     logger,
     redis,
+    metrics,
     workflows: opts.workflows,
   });
   return {
@@ -111,6 +126,8 @@ export async function createDeps(
     embedders,
     vectors,
     workflows: services.workflows,
+    metrics,
+    tracing,
   };
 }
 
@@ -123,6 +140,7 @@ export async function closeDeps(deps: Deps): Promise<void> {
     deps.redis.quit(),
     deps.vectors.close(),
     closeLlmClient(deps.llm),
+    deps.tracing?.shutdown(),
   ]);
   deps.s3.destroy();
 }

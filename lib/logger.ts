@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { currentLogContext } from './observability/log-context';
 
 export type Logger = pino.Logger;
 
@@ -13,6 +14,7 @@ export const REDACTED_PATHS = [
   'authorization',
   'token',
   'apiKey',
+  'metricsToken',
 ];
 
 export function createLogger(
@@ -24,6 +26,9 @@ export function createLogger(
     level,
     base: { service: 'agent-workspace', ...bindings },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // The request id (API) or workflow and run ids (activities) of whatever the line was written during.
+    // A copy: pino merges the line's own fields into what the mixin returns.
+    mixin: () => ({ ...currentLogContext() }),
   };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -42,6 +42,7 @@ import { ChainWorkflowCatalog } from '@lib/chains/workflow-catalog';
 import type OpenAI from 'openai';
 import { StepFromPromptService } from '@lib/chains/step-from-prompt.service';
 import { CreditsService } from '@lib/credits/credits.service';
+import type { Metrics } from '@lib/observability/metrics';
 import type { Logger } from '@lib/logger';
 import { ScheduleHandlersService } from '@lib/schedules/schedule-handlers.service';
 import { ScheduleSync } from '@lib/schedules/schedule-sync';
@@ -76,6 +77,7 @@ export interface ServiceDeps {
   llm: OpenAI;
   logger: Logger;
   redis: Redis;
+  metrics?: Metrics;
   /** The organization's workflows as apps see them; by default its action chains (tests give a stand-in). */
   workflows?: WorkflowCatalog;
 }
@@ -96,7 +98,7 @@ export function createServices(deps: ServiceDeps) {
   const chains = new ChainsService(repos);
   const chainRuns = new ChainRunsService(repos, temporal, chains);
   const workflows = deps.workflows ?? new ChainWorkflowCatalog(repos, chainRuns);
-  const credits = new CreditsService(repos, config.credits);
+  const credits = new CreditsService(repos, config.credits, deps.metrics);
   const tables = new TablesService(repos, config.tableQueryTimeoutMs);
   const kbFiles = new KbFilesService(repos, kbAccess, temporal, deps.objects);
   const artifactAccess = new ArtifactAccess(repos, access);

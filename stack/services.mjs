@@ -6,6 +6,15 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { log, ROOT } from './provision.mjs';
 
+/** Keyword search attributes the service sets on its workflows (README "Search attributes"). */
+export const SEARCH_ATTRIBUTES = [
+  'OrganizationId',
+  'AgentId',
+  'ActionChainId',
+  'KnowledgeBaseId',
+  'TriggerId',
+];
+
 // Two port sets so `npm test` can run beside a running `npm start`.
 const PORTS = {
   dev: {
@@ -230,6 +239,9 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
           'matching.numTaskqueueWritePartitions=1',
           'history.transferProcessorMaxPollRPS=1000',
         ].flatMap((v) => ['--dynamic-config-value', v]),
+        // The service's search attributes (lib/temporal/contracts/search-attributes.ts): every workflow it starts
+        // carries them, and a start naming an unregistered one is refused.
+        ...SEARCH_ATTRIBUTES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
       ];
       args.push(...(profile === 'test' ? ['--headless'] : ['--ui-port', String(ports.temporalUi)]));
       tasks.push(start('temporal', bins.temporal, args, ports.temporal));

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
+import express from 'express';
 import request from 'supertest';
 import { createApp } from '@api/app';
+import { requestContext } from '@api/observability';
 import { createLogger } from '@lib/logger';
 import { testEnv, type TestEnv } from './helpers/env';
 import { createTestOrg, type TestOrg } from './helpers/org';
@@ -15,8 +17,10 @@ function loggedApp(env: TestEnv) {
       done();
     },
   });
-  const app = createApp({ ...env.deps, logger: createLogger('info', {}, sink) });
-  return { app, text: () => lines.join('\n'), lines };
+  const logger = createLogger('info', {}, sink);
+  const app = createApp({ ...env.deps, logger });
+  const parsed = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { app, logger, text: () => lines.join('\n'), lines, parsed };
 }
 
 describe('request logging', () => {
@@ -44,5 +48,63 @@ describe('request logging', () => {
     for (const secret of [org.apiKey, org.owner.token, 'cookie-secret-value', 'awk_not-a-real-key-value']) {
       expect(logged).to.not.contain(secret);
     }
+  });
+
+  it('gives every request an id: a valid X-Request-Id is kept and echoed, anything else replaced', async () => {
+    const { app, parsed } = loggedApp(env);
+    const given = 'req-0f7c:edge/42';
+    const kept = await request(app)
+      .get(org.path())
+      .set('Authorization', `Bearer ${org.apiKey}`)
+      .set('X-Request-Id', given)
+      .expect(200);
+    expect(kept.headers['x-request-id']).to.equal(given);
+    const lines = parsed().filter((l) => l.requestId === given);
+    expect(lines).to.not.be.empty;
+    // The request's own line carries the organization it was authenticated for.
+    expect(lines.some((l) => l.organizationId === org.organizationId)).to.equal(true);
+
+    for (const bad of ['x'.repeat(129), 'has space', 'quote"d', '']) {
+      const res = await request(app)
+        .get(org.path())
+        .set('Authorization', `Bearer ${org.apiKey}`)
+        .set('X-Request-Id', bad)
+        .expect(200);
+      expect(res.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);
+    }
+    // No header at all: a new id, and the request's lines carry it.
+    const fresh = await request(app).get('/healthz');
+    const id = fresh.headers['x-request-id'] as string;
+    expect(id).to.match(/^[0-9a-f-]{36}$/);
+    expect(parsed().some((l) => l.requestId === id)).to.equal(true);
+    // The error body keeps its shape and the id is echoed on errors too.
+    const refused = await request(app).get(org.path()).set('X-Request-Id', 'req-refused').expect(401);
+    expect(refused.headers['x-request-id']).to.equal('req-refused');
+    expect(refused.body.error.code).to.equal('unauthorized');
+  });
+
+  it('puts the request id on lines that code called during the request logs through the shared logger', async () => {
+    const { logger, parsed } = loggedApp(env);
+    // Library code logs through the process logger it was built with, not a per-request child.
+    const app = express();
+    app.use(requestContext());
+    app.get('/work', async (_req, res) => {
+      logger.info('before awaiting');
+      await new Promise((resolve) => setImmediate(resolve));
+      logger.child({ feature: 'lib' }).warn('after awaiting, from a child logger');
+      res.json({ ok: true });
+    });
+    await Promise.all(
+      ['req-a', 'req-b'].map((id) => request(app).get('/work').set('X-Request-Id', id).expect(200)),
+    );
+    for (const id of ['req-a', 'req-b']) {
+      const mine = parsed().filter((l) => l.requestId === id);
+      expect(mine.map((l) => l.msg)).to.deep.equal([
+        'before awaiting',
+        'after awaiting, from a child logger',
+      ]);
+    }
+    logger.info('outside any request');
+    expect(parsed().find((l) => l.msg === 'outside any request')).to.not.have.property('requestId');
   });
 });

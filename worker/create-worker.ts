@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '@activities/index';
 import { BrowserPool } from '@lib/browser-sessions/browser-pool';
+import type { Deps } from '@lib/deps';
+import { observabilityWorkerOptions } from './interceptors';
 import { bundlerOptions, workflowsPath } from './workflow-bundle';
 
 export interface WorkerSettings {
@@ -23,7 +25,7 @@ export const browserTaskQueue = (taskQueue: string, workerId: string) => `${task
  */
 export async function createWorker(
   settings: WorkerSettings,
-  deps: ActivityDeps,
+  deps: ActivityDeps & Pick<Deps, 'metrics' | 'tracing'>,
   source: Pick<
     WorkerOptions,
     'workflowBundle' | 'workflowsPath' | 'bundlerOptions' | 'debugMode' | 'reuseV8Context'
@@ -39,6 +41,8 @@ export async function createWorker(
     logger: deps.logger.child({ feature: 'browser' }),
   });
   const activities = createActivities(deps, browsers);
+  // A prebuilt bundle (tests) must have been bundled with the tracing workflow modules for workflow spans.
+  const observe = observabilityWorkerOptions(deps.metrics, deps.tracing);
   const main = await Worker.create({
     connection,
     namespace: settings.namespace,
@@ -46,6 +50,7 @@ export async function createWorker(
     activities,
     maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: settings.maxConcurrentWorkflowTasks,
+    ...observe,
     ...source,
   });
   const pinned = await Worker.create({
@@ -57,6 +62,7 @@ export async function createWorker(
       closeBrowser: (input: Parameters<typeof activities.closeBrowser>[0]) => activities.closeBrowser(input),
     },
     maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivities,
+    interceptors: { activity: observe.interceptors?.activity },
   });
   const worker = {
     async run() {

@@ -2,6 +2,7 @@ import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig } from '@lib/config';
 import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
+import { startMetricsServer } from '@lib/observability/metrics-auth';
 import { ensureScheduleReconciler } from '@lib/schedules/reconciler-schedule';
 import { createWorker } from './create-worker';
 
@@ -20,13 +21,25 @@ async function main() {
     },
     telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } },
   });
-  const deps = await createDeps(config, { logger });
+  const deps = await createDeps(config, { logger, process: 'worker' });
+  const { workerMetricsPort, metricsToken } = config.observability;
+  const metricsServer =
+    workerMetricsPort === undefined
+      ? undefined
+      : await startMetricsServer({
+          port: workerMetricsPort,
+          token: metricsToken,
+          registry: deps.metrics.registry,
+          logger,
+        });
+  if (metricsServer) logger.info({ port: workerMetricsPort }, 'worker metrics listening');
   const { worker, connection } = await createWorker(config.temporal, deps);
   await ensureScheduleReconciler(deps.temporal);
   logger.info('worker started');
   try {
     await worker.run();
   } finally {
+    metricsServer?.close();
     await connection.close();
     await closeDeps(deps);
   }

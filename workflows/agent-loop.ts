@@ -17,6 +17,7 @@ import {
   type ModelTool,
 } from '@contracts';
 import { db, model, tools } from './activity-proxies';
+import { childSearchAttributes } from './search-attributes';
 
 export const MAX_TOOL_ROUNDS = 8;
 
@@ -123,6 +124,7 @@ async function runChain(tool: ModelTool, call: ChatToolCall, opts: AgentLoopOpti
   await executeChild<ChainRunWorkflow>(WORKFLOWS.chainRun, {
     workflowId: workflowIds.chainRun(input.organizationId, input.runId, input.generation),
     args: [input],
+    typedSearchAttributes: childSearchAttributes({ actionChainId: tool.targetChainId! }),
   });
   return JSON.stringify(await db.chainRunOutcome(input));
 }
@@ -150,6 +152,7 @@ async function callAgent(tool: ModelTool, call: ChatToolCall, opts: AgentLoopOpt
   const answer = await executeChild<(input: AgentCallInput) => Promise<string>>(WORKFLOWS.agentCall, {
     workflowId,
     args: [input],
+    typedSearchAttributes: childSearchAttributes({ agentId: input.agentId }),
   });
   return answer;
 }

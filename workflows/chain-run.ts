@@ -1,4 +1,5 @@
 import { executeChild, workflowInfo } from '@temporalio/workflow';
+import { childSearchAttributes } from './search-attributes';
 import {
   FAILURES,
   WORKFLOWS,
@@ -35,6 +36,7 @@ async function fanOut(input: ChainRunInput, stepId: string, elements: number, pl
     await executeChild<(i: ChainFanOutInput) => Promise<void>>(WORKFLOWS.chainFanOut, {
       workflowId: workflowIds.chainFanOut(parent, stepId, from),
       args: [slice],
+      typedSearchAttributes: childSearchAttributes(),
     });
   }
 }

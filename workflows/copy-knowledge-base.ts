@@ -1,4 +1,5 @@
 import { continueAsNew, executeChild, workflowInfo } from '@temporalio/workflow';
+import { childSearchAttributes } from './search-attributes';
 import {
   WORKFLOWS,
   workflowIds,
@@ -44,6 +45,11 @@ export async function copyKnowledgeBaseWorkflow(
           {
             workflowId: workflowIds.ingestFile(copy.organizationId, copy.fileId, copy.generation),
             args: [copy],
+            // the copy belongs to the destination organization and knowledge base
+            typedSearchAttributes: childSearchAttributes({
+              organizationId: copy.organizationId,
+              knowledgeBaseId: copy.knowledgeBaseId,
+            }),
           },
         );
         return result.status === 'READY';

@@ -1,4 +1,5 @@
 import { executeChild, proxyActivities } from '@temporalio/workflow';
+import { childSearchAttributes } from './search-attributes';
 import {
   FAILURES,
   WORKFLOWS,
@@ -51,6 +52,7 @@ export async function inboundEmailWorkflow(input: InboundEmailInput): Promise<In
   }
   const turn = await executeChild<TurnWorkflow>(WORKFLOWS.turn, {
     workflowId: workflowIds.turn(input.organizationId, conversationId, requestId),
+    typedSearchAttributes: childSearchAttributes(),
     args: [
       { organizationId: input.organizationId, conversationId, agentId: input.agentId, requestId, userId },
     ],

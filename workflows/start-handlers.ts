@@ -1,4 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { childSearchAttributes } from './search-attributes';
 import { ParentClosePolicy, startChild, workflowInfo, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import { WORKFLOWS, workflowIds, type TriggerHandlerInput, type TriggerHandlerWorkflow } from '@contracts';
 
@@ -18,6 +19,7 @@ export async function startHandlers(inputs: TriggerHandlerInput[]): Promise<numb
           workflowId: workflowIds.triggerHandler(parent, input.handlerId),
           args: [input],
           parentClosePolicy: ParentClosePolicy.ABANDON,
+          typedSearchAttributes: childSearchAttributes(),
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         });
         started++;

@@ -107,6 +107,7 @@ export async function loadStepTools(
       workflowId,
       args: [input],
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      attributes: { organizationId, agentId },
     });
     const beat = setInterval(() => Context.current().heartbeat(), 2000);
     try {

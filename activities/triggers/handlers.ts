@@ -68,6 +68,7 @@ export function createTriggerHandlerActivities(deps: TriggerHandlerDeps) {
         triggerType: input.source,
         startedByUserId: plan.creatorUserId,
         runId,
+        triggerId: input.parentId,
       });
     return runs.started(id, runId, null);
   }

@@ -19,6 +19,7 @@ export async function startRun(temporal: TemporalDeps, analysis: AnalysisDoc) {
     // A generation runs once, even after its run ended.
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     args: [input],
+    attributes: { organizationId: input.organizationId },
   });
 }
 

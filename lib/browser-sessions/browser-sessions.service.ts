@@ -142,6 +142,7 @@ export class BrowserSessionsService {
     await startIdempotent(this.temporal, WORKFLOWS.browserSession, {
       workflowId: workflowIds.browserSession(organizationId, sessionId),
       args: [input],
+      attributes: { organizationId },
     });
     return doc;
   }

@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { WORKFLOWS, workflowIds, type ChainRunInput, type ChainRunWorkflow } from '@contracts';
+import {
+  WORKFLOWS,
+  workflowIds,
+  type ChainRunInput,
+  type ChainRunWorkflow,
+  type RunAttributes,
+} from '@contracts';
 import type { RequestContext } from '@lib/auth/context';
 import { findOrCreate } from '@lib/db/duplicate-key';
 import { badRequest, conflict, notFound } from '@lib/errors';
@@ -28,6 +34,8 @@ export interface StartRun {
   /** a deterministic id makes the start idempotent (a retried trigger finds its run); new otherwise */
   runId?: string;
   onlyStep?: number;
+  /** the schedule trigger or webhook that started the run (its TriggerId search attribute) */
+  triggerId?: string;
 }
 
 /** A run id derived from a business key (a trigger's delivery, a tool call): a retry finds the same run. */
@@ -71,10 +79,11 @@ export class ChainRunsService {
       throw badRequest(`onlyStep ${onlyStep} is not the stepOrder of a step of this chain`);
   }
 
-  private async launch(input: ChainRunInput) {
+  private async launch(input: ChainRunInput, attributes: Omit<RunAttributes, 'organizationId'>) {
     await startIdempotent<ChainRunWorkflow>(this.temporal, WORKFLOWS.chainRun, {
       workflowId: workflowIds.chainRun(input.organizationId, input.runId, input.generation),
       args: [input],
+      attributes: { organizationId: input.organizationId, ...attributes },
     });
   }
 
@@ -113,14 +122,21 @@ export class ChainRunsService {
   /** A new run (or the one a deterministic runId already names), started durably. */
   async startRun(organizationId: string, start: StartRun) {
     const { run, input } = await this.createRun(organizationId, start);
-    await this.launchOrFail(organizationId, input);
+    await this.launchOrFail(organizationId, input, {
+      actionChainId: start.actionChainId,
+      triggerId: start.triggerId,
+    });
     return { messageId: run.messageId, runId: run._id, actionChainId: start.actionChainId };
   }
 
   /** A run that could not be started is marked failed (it would wait as pending forever otherwise). */
-  private async launchOrFail(organizationId: string, input: ChainRunInput) {
+  private async launchOrFail(
+    organizationId: string,
+    input: ChainRunInput,
+    attributes: Omit<RunAttributes, 'organizationId'>,
+  ) {
     try {
-      await this.launch(input);
+      await this.launch(input, attributes);
     } catch (err) {
       await this.runs(organizationId).finish(
         input.runId,
@@ -156,13 +172,17 @@ export class ChainRunsService {
       startedByUserId: ctx.userId,
     });
     if (!run) throw conflict('the run is still pending or running; re-run it once it has finished');
-    await this.launchOrFail(ctx.organizationId, {
-      organizationId: ctx.organizationId,
-      runId: run._id,
-      generation: run.generation,
-      actionChainId,
-      ...(body.onlyStep !== undefined ? { onlyStep: body.onlyStep } : {}),
-    });
+    await this.launchOrFail(
+      ctx.organizationId,
+      {
+        organizationId: ctx.organizationId,
+        runId: run._id,
+        generation: run.generation,
+        actionChainId,
+        ...(body.onlyStep !== undefined ? { onlyStep: body.onlyStep } : {}),
+      },
+      { actionChainId },
+    );
     return { messageId, runId: run._id, actionChainId };
   }
 

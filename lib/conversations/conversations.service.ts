@@ -166,6 +166,7 @@ export class ConversationsService {
         workflowId: workflowIds.turn(ctx.organizationId, conversationId, requestId),
         // A requestId answers once, even after its turn completed.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        attributes: { organizationId: ctx.organizationId, agentId: conversation.agentId },
         args: [
           {
             organizationId: ctx.organizationId,

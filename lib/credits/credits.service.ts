@@ -5,6 +5,7 @@ import type { Repositories } from '@lib/repositories';
 import type { CreditAccountDoc } from './credit-account.schema';
 import type { CreditAccountRepository } from './credit-accounts.repository';
 import type { UsagePurpose } from './llm-usage.schema';
+import type { Metrics } from '@lib/observability/metrics';
 import { creditCost, tokenCount, type CreditPricing } from './pricing';
 
 export interface CreditSettings extends CreditPricing {
@@ -44,6 +45,7 @@ export class CreditsService {
   constructor(
     private readonly repos: Repositories,
     private readonly settings: CreditSettings,
+    private readonly metrics?: Pick<Metrics, 'llmTokens'>,
   ) {}
 
   get pricing(): CreditPricing {
@@ -75,6 +77,9 @@ export class CreditsService {
     const promptTokens = tokenCount(call.usage?.prompt_tokens);
     const completionTokens = tokenCount(call.usage?.completion_tokens);
     const cost = creditCost({ promptTokens, completionTokens }, this.settings);
+    // Every billed model call passes here: the one place that sees each organization's token usage.
+    this.metrics?.llmTokens.inc({ organization_id: organizationId, kind: 'prompt' }, promptTokens);
+    this.metrics?.llmTokens.inc({ organization_id: organizationId, kind: 'completion' }, completionTokens);
     // Debit first: a failure between the two writes leaves a charge without its record (visible in `spent`),
     // never a recorded call that was not charged.
     const balance = await this.debit(organizationId, cost);

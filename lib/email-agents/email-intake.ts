@@ -55,6 +55,7 @@ export class EmailIntake {
       // A Message-ID is answered once, even after its workflow completed.
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       args: [{ ...route, messageKey, objectKey, envelopeFrom }],
+      attributes: { organizationId: route.organizationId, agentId: route.agentId },
     });
     return { workflowId, duplicate: started.alreadyStarted };
   }

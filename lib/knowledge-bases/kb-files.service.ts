@@ -69,6 +69,7 @@ export class KbFilesService {
   private async ingest(file: KbFileDoc, copyOf?: { organizationId: string; fileId: string }) {
     await startIdempotent<IngestFileWorkflow>(this.temporal, WORKFLOWS.ingestFile, {
       workflowId: workflowIds.ingestFile(file.organizationId, file._id, file.generation),
+      attributes: { organizationId: file.organizationId, knowledgeBaseId: file.knowledgeBaseId },
       args: [
         {
           organizationId: file.organizationId,
@@ -224,6 +225,7 @@ export class KbFilesService {
     await startIdempotent<PurgeKnowledgeWorkflow>(this.temporal, WORKFLOWS.purgeKnowledge, {
       workflowId: workflowIds.purgeFile(ctx.organizationId, fileId),
       args: [{ organizationId: ctx.organizationId, knowledgeBaseId, fileId }],
+      attributes: { organizationId: ctx.organizationId, knowledgeBaseId },
     });
     return { message: 'the file and its embeddings are being deleted', fileId };
   }

@@ -146,6 +146,7 @@ export class KnowledgeBasesService {
     await startIdempotent<PurgeKnowledgeWorkflow>(this.temporal, WORKFLOWS.purgeKnowledge, {
       workflowId: workflowIds.purgeKnowledgeBase(ctx.organizationId, knowledgeBaseId),
       args: [{ organizationId: ctx.organizationId, knowledgeBaseId }],
+      attributes: { organizationId: ctx.organizationId, knowledgeBaseId },
     });
     return { message: 'the knowledge base and its files are being deleted', knowledgeBaseId };
   }
@@ -161,6 +162,8 @@ export class KnowledgeBasesService {
     const messageId = newId('msg');
     await startIdempotent<CopyKnowledgeBaseWorkflow>(this.temporal, WORKFLOWS.copyKnowledgeBase, {
       workflowId: workflowIds.copyKnowledgeBase(ctx.organizationId, messageId),
+      // The source's organization and knowledge base; the copy's ingestions carry the destination's.
+      attributes: { organizationId: ctx.organizationId, knowledgeBaseId },
       args: [
         {
           organizationId: ctx.organizationId,

@@ -7,7 +7,13 @@ import {
   type ScheduleOptionsStartWorkflowAction,
 } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
-import { WORKFLOWS, workflowIds, type ScheduleFireInput, type ScheduleFireWorkflow } from '@contracts';
+import {
+  searchAttributePairs,
+  WORKFLOWS,
+  workflowIds,
+  type ScheduleFireInput,
+  type ScheduleFireWorkflow,
+} from '@contracts';
 import type { Logger } from '@lib/logger';
 import type { Repositories } from '@lib/repositories';
 import type { TemporalDeps } from '@lib/temporal/client';
@@ -69,6 +75,8 @@ export class ScheduleSync {
       workflowId: workflowIds.scheduleFire(t.organizationId, t._id),
       taskQueue: this.temporal.taskQueue,
       args: [{ organizationId: t.organizationId, triggerId: t._id } satisfies ScheduleFireInput],
+      // Every fire carries its organization and trigger (the trigger handlers it starts inherit them).
+      typedSearchAttributes: searchAttributePairs({ organizationId: t.organizationId, triggerId: t._id }),
     };
     return {
       spec: { cronExpressions: temporalCronStrings(parseCron(t.cronExpression)), timezone: 'UTC' },
@@ -99,6 +107,7 @@ export class ScheduleSync {
             scheduleId: handle.scheduleId,
             ...this.options(record),
             memo: { organizationId, triggerId },
+            typedSearchAttributes: searchAttributePairs({ organizationId, triggerId }),
           });
         } catch (err) {
           if (!(err instanceof ScheduleAlreadyRunning)) throw err;

@@ -4,9 +4,14 @@ import {
   defaultGrpcRetryOptions,
   makeGrpcRetryInterceptor,
   WorkflowExecutionAlreadyStartedError,
+  type WorkflowClientInterceptor,
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import type { Metrics } from '@lib/observability/metrics';
+import type { Tracing } from '@lib/observability/tracing';
+import { searchAttributePairs, type RunAttributes } from './contracts/search-attributes';
 
 export interface TemporalSettings {
   address: string;
@@ -21,32 +26,64 @@ export interface TemporalSettings {
  */
 const RPC_ATTEMPTS = 6;
 
-/** The Temporal client the API uses; connects lazily so the API can start before Temporal is up. gRPC
- * reconnects by itself once Temporal is back. */
-export function createTemporalClient(settings: TemporalSettings) {
+/** Counts the workflow starts this process asks for, by type and outcome (an already-started id included). */
+function countStarts(metrics: Metrics): WorkflowClientInterceptor {
+  return {
+    async start(input, next) {
+      try {
+        const runId = await next(input);
+        metrics.workflowStarts.inc({ workflow_type: input.workflowType, outcome: 'started' });
+        return runId;
+      } catch (err) {
+        const outcome = err instanceof WorkflowExecutionAlreadyStartedError ? 'already_started' : 'failed';
+        metrics.workflowStarts.inc({ workflow_type: input.workflowType, outcome });
+        throw err;
+      }
+    },
+  };
+}
+
+/**
+ * The Temporal client the API uses; connects lazily so the API can start before Temporal is up, and gRPC
+ * reconnects by itself once Temporal is back. With tracing on,
+ * a start carries the caller's trace context to the workflow (OpenTelemetry client interceptor).
+ */
+export function createTemporalClient(
+  settings: TemporalSettings,
+  observe: { metrics?: Metrics; tracing?: Tracing } = {},
+) {
   const connection = Connection.lazy({
     address: settings.address,
     interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: RPC_ATTEMPTS }))],
   });
-  const client = new Client({ connection, namespace: settings.namespace });
+  const workflow: WorkflowClientInterceptor[] = [];
+  if (observe.metrics) workflow.push(countStarts(observe.metrics));
+  if (observe.tracing)
+    workflow.push(new OpenTelemetryWorkflowClientInterceptor({ tracer: observe.tracing.tracer }));
+  const client = new Client({ connection, namespace: settings.namespace, interceptors: { workflow } });
   return { connection, client, taskQueue: settings.taskQueue };
 }
 
 export type TemporalDeps = ReturnType<typeof createTemporalClient>;
 
 /**
- * Starts a workflow by deterministic id. An execution already running under that id means this exact
- * request was already accepted, which is success, not an error.
+ * Starts a workflow by deterministic id, tagged with the search attributes of what it belongs to (`attributes`:
+ * the organization always, the agent, chain, knowledge base or trigger where one applies). An execution already
+ * running under that id means this exact request was already accepted, which is success, not an error.
  */
 export async function startIdempotent<W extends Workflow>(
   temporal: TemporalDeps,
   workflow: string,
-  options: Omit<WorkflowStartOptions<W>, 'taskQueue'>,
+  options: Omit<WorkflowStartOptions<W>, 'taskQueue' | 'typedSearchAttributes' | 'searchAttributes'> & {
+    attributes: RunAttributes;
+  },
 ): Promise<{ workflowId: string; alreadyStarted: boolean }> {
+  const { attributes, ...start } = options;
   try {
     await temporal.client.workflow.start<W>(workflow, {
-      ...options,
+      ...start,
       taskQueue: temporal.taskQueue,
+      typedSearchAttributes: searchAttributePairs(attributes),
     } as WorkflowStartOptions<W>);
     return { workflowId: options.workflowId, alreadyStarted: false };
   } catch (err) {

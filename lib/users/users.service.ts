@@ -61,6 +61,7 @@ export class UsersService {
     ]);
     await startIdempotent<InvitationWorkflow>(this.temporal, WORKFLOWS.invitation, {
       workflowId: workflowIds.invitation(ctx.organizationId, userId),
+      attributes: { organizationId: ctx.organizationId },
       args: [
         {
           organizationId: ctx.organizationId,

@@ -106,6 +106,7 @@ export class WebhookDeliveriesService {
         {
           workflowId: workflowIds.webhookDelivery(organizationId, webhookId, deliveryId),
           args: [input],
+          attributes: { organizationId, triggerId: webhookId },
           // an event id is accepted once, even after its delivery finished
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         },

@@ -10,4 +10,5 @@ export * from './ids';
 export * from './invitation';
 export * from './knowledge-bases';
 export * from './names';
+export * from './search-attributes';
 export * from './triggers';

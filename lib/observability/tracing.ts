@@ -1,0 +1,47 @@
+import { trace, type Tracer } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { Resource } from '@opentelemetry/resources';
+import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+
+/**
+ * OpenTelemetry tracing of one process: the provider (registered globally, with the AsyncLocalStorage context
+ * manager and W3C trace-context propagation the Temporal interceptors use), the tracer our HTTP spans and the
+ * interceptors use, and the span processor and resource the worker hands its workflow span sink.
+ */
+export interface Tracing {
+  tracer: Tracer;
+  spanProcessor: SpanProcessor;
+  resource: Resource;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Starts tracing with `spanProcessor` (tests pass an in-memory one). Call at most once per process: the
+ * global provider and context manager can be registered only once.
+ */
+export function startTracing(serviceName: string, spanProcessor: SpanProcessor): Tracing {
+  const resource = new Resource({ 'service.name': serviceName });
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [spanProcessor] });
+  provider.register();
+  return {
+    tracer: trace.getTracer('agent-workspace'),
+    spanProcessor,
+    resource,
+    shutdown: () => provider.shutdown(),
+  };
+}
+
+/**
+ * Tracing as configured: on only when OTEL_EXPORTER_OTLP_ENDPOINT is set, exporting spans in batches over
+ * OTLP/HTTP to `<endpoint>/v1/traces` (the exporter reads OTEL_EXPORTER_OTLP_HEADERS and _TIMEOUT itself).
+ * Otherwise undefined: no provider, no interceptors, no per-request work.
+ */
+export function tracingFromConfig(settings: {
+  otlpEndpoint: string | undefined;
+  serviceName: string;
+}): Tracing | undefined {
+  if (!settings.otlpEndpoint) return undefined;
+  const url = `${settings.otlpEndpoint.replace(/\/$/, '')}/v1/traces`;
+  return startTracing(settings.serviceName, new BatchSpanProcessor(new OTLPTraceExporter({ url })));
+}
