@@ -60,13 +60,16 @@ function ask<T extends FromChild['type']>(
   });
 }
 
-/** Forks bench/lib/bench-server.ts with the same loader flags (tsx) this process runs with. */
+// The V8 flags the service's processes run with (stack/start.mjs, Dockerfile, docker-compose.yml, deploy/).
+const SERVICE_NODE_FLAGS = ['--max-semi-space-size=16'];
+
+/** Forks bench/lib/bench-server.ts with the same loader flags (tsx) this process runs with, and the service's. */
 async function startChild(mode: ServerMode) {
   const profile = process.env.PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), '.stack/bench-profiles')}`]
     : [];
   const child = fork(join(__dirname, 'lib', 'bench-server.ts'), [mode], {
-    execArgv: [...process.execArgv, ...profile],
+    execArgv: [...process.execArgv, ...SERVICE_NODE_FLAGS, ...profile],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const { port, rssMb } = await ask(child, 'ready');

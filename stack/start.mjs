@@ -14,6 +14,10 @@ import {
 import { startStack } from './services.mjs';
 
 await runOnSupportedNode();
+// The API's and the worker's node flags (the same in the Dockerfile, docker-compose.yml and deploy/kubernetes).
+// Node 24 sizes V8's young generation from the machine's memory (64 MB semi-spaces on 24 GiB), which costs each
+// process about 100 MB of RSS for nothing measurable here; 16 MB is what Node 20 used.
+const NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-size=16'];
 ensureNpmDeps();
 const bins = provision();
 const dataDir = process.env.DATA_DIR ?? join(ROOT, '.data');
@@ -50,11 +54,11 @@ for (const name of ['LOCAL_EMBEDDING_MODEL_DIR', 'LOCAL_LLM_MODEL_PATH']) {
 }
 writeFileSync(join(dataDir, 'stack-env.json'), JSON.stringify(cliEnv, null, 2), { mode: 0o600 });
 const apps = [
-  spawn(process.execPath, ['--enable-source-maps', join(ROOT, 'dist/api/server.js')], {
+  spawn(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/api/server.js')], {
     env,
     stdio: 'inherit',
   }),
-  spawn(process.execPath, ['--enable-source-maps', join(ROOT, 'dist/worker/main.js')], {
+  spawn(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/worker/main.js')], {
     env,
     stdio: 'inherit',
   }),
