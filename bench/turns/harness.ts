@@ -60,6 +60,9 @@ export async function startTurnsHarness(settings: TurnsSettings) {
     ALLOW_PRIVATE_OUTBOUND: 'true',
     TEMPORAL_TASK_QUEUE: `bench-turns-${process.pid}-${randomBytes(4).toString('hex')}`,
     VALIDATE_RESPONSES: 'false',
+    // The bench measures a turn's latency, not the organization's turn limit: a round's `turns` start at once,
+    // and a straggler of the previous round may still be running.
+    MAX_CONCURRENT_TURNS_PER_ORG: String(settings.turns * 2),
   });
   const deps = await createDeps(config, { logger: createLogger(process.env.BENCH_LOG_LEVEL ?? 'silent') });
   const server = createHttpServer(createApp(deps));
