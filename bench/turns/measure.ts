@@ -40,7 +40,10 @@ export function loopDelay() {
 export async function serviceTurn(harness: TurnsHarness, token: string, question: string, reply: string) {
   const t = await harness.turn(token, question);
   if (t.text !== reply || t.finalText !== reply)
-    throw new Error(`turn ${t.requestId}: streamed/stored text differs from the scripted reply`);
+    throw new Error(
+      `turn ${t.requestId}: streamed/stored text differs from the scripted reply: ` +
+        JSON.stringify({ streamed: t.text, stored: t.finalText, scripted: reply }),
+    );
   return {
     first: t.firstDelta - t.t0,
     end: t.final - t.t0,
