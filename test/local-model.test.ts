@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import type { ChatToolCall } from '@contracts';
-import { answerStep, type StepAnswer } from '@activities/chains/step-model';
+import { answerStep, type StepAnswer, type StepModelRequest } from '@activities/chains/step-model';
 import { validatorFor } from '@lib/chains/step-fields';
 import { localModelOf } from '@lib/llm';
 import { createTestAgent } from './helpers/agents';
@@ -18,6 +18,18 @@ describe('the local model as the chat provider', function () {
   // loading the model and CPU generation on a shared 2-core machine
   this.timeout(240_000);
   const suite = useWorkerAndOrg('Local Model Org', localModelTestEnv);
+
+  /** One chain step's model call through the activity, on the local model. */
+  const askStep = (
+    request: Omit<StepModelRequest, 'model' | 'reasoning'>,
+    runTool: (call: ChatToolCall) => Promise<string>,
+  ): Promise<StepAnswer> =>
+    new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') }).run(
+      answerStep,
+      suite.env.deps.llm,
+      { model: 'gpt-4o-mini', reasoning: 'none', ...request },
+      runTool,
+    );
 
   it('is the provider of an environment with LLM_PROVIDER=local, even with an OpenAI key set', () => {
     expect(suite.env.config.llm.provider).to.equal('local');
@@ -67,15 +79,8 @@ describe('the local model as the chat provider', function () {
       required: ['city', 'country', 'population', 'landmarks', 'capital'],
       additionalProperties: false,
     };
-    const answer: StepAnswer = await new MockActivityEnvironment(
-      {},
-      { logger: new DefaultLogger('ERROR') },
-    ).run(
-      answerStep,
-      suite.env.deps.llm,
+    const answer = await askStep(
       {
-        model: 'gpt-4o-mini',
-        reasoning: 'none',
         messages: [
           { role: 'user' as const, content: 'Describe Paris: its country, population and landmarks.' },
         ],
@@ -92,15 +97,8 @@ describe('the local model as the chat provider', function () {
 
   it('calls the tool a chain step names, with arguments that fit its parameters, then answers in text', async () => {
     const calls: ChatToolCall[] = [];
-    const answer: StepAnswer = await new MockActivityEnvironment(
-      {},
-      { logger: new DefaultLogger('ERROR') },
-    ).run(
-      answerStep,
-      suite.env.deps.llm,
+    const answer = await askStep(
       {
-        model: 'gpt-4o-mini',
-        reasoning: 'none',
         messages: [{ role: 'user' as const, content: 'What is the weather in Oslo today?' }],
         tools: [
           {

@@ -1,11 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  WORKFLOWS,
-  workflowIds,
-  type ChainRunInput,
-  type ChainRunWorkflow,
-  type RunAttributes,
-} from '@contracts';
+import { WORKFLOWS, workflowIds, type ChainRunInput, type ChainRunWorkflow } from '@contracts';
 import type { RequestContext } from '@lib/auth/context';
 import { findOrCreate } from '@lib/db/duplicate-key';
 import { badRequest, conflict, notFound } from '@lib/errors';
@@ -79,11 +73,11 @@ export class ChainRunsService {
       throw badRequest(`onlyStep ${onlyStep} is not the stepOrder of a step of this chain`);
   }
 
-  private async launch(input: ChainRunInput, attributes: Omit<RunAttributes, 'organizationId'>) {
+  private async launch(input: ChainRunInput, triggerId: string | undefined) {
     await startIdempotent<ChainRunWorkflow>(this.temporal, WORKFLOWS.chainRun, {
       workflowId: workflowIds.chainRun(input.organizationId, input.runId, input.generation),
       args: [input],
-      attributes: { organizationId: input.organizationId, ...attributes },
+      attributes: { organizationId: input.organizationId, actionChainId: input.actionChainId, triggerId },
     });
   }
 
@@ -122,21 +116,14 @@ export class ChainRunsService {
   /** A new run (or the one a deterministic runId already names), started durably. */
   async startRun(organizationId: string, start: StartRun) {
     const { run, input } = await this.createRun(organizationId, start);
-    await this.launchOrFail(organizationId, input, {
-      actionChainId: start.actionChainId,
-      triggerId: start.triggerId,
-    });
+    await this.launchOrFail(organizationId, input, start.triggerId);
     return { messageId: run.messageId, runId: run._id, actionChainId: start.actionChainId };
   }
 
   /** A run that could not be started is marked failed (it would wait as pending forever otherwise). */
-  private async launchOrFail(
-    organizationId: string,
-    input: ChainRunInput,
-    attributes: Omit<RunAttributes, 'organizationId'>,
-  ) {
+  private async launchOrFail(organizationId: string, input: ChainRunInput, triggerId?: string) {
     try {
-      await this.launch(input, attributes);
+      await this.launch(input, triggerId);
     } catch (err) {
       await this.runs(organizationId).finish(
         input.runId,
@@ -172,17 +159,13 @@ export class ChainRunsService {
       startedByUserId: ctx.userId,
     });
     if (!run) throw conflict('the run is still pending or running; re-run it once it has finished');
-    await this.launchOrFail(
-      ctx.organizationId,
-      {
-        organizationId: ctx.organizationId,
-        runId: run._id,
-        generation: run.generation,
-        actionChainId,
-        ...(body.onlyStep !== undefined ? { onlyStep: body.onlyStep } : {}),
-      },
-      { actionChainId },
-    );
+    await this.launchOrFail(ctx.organizationId, {
+      organizationId: ctx.organizationId,
+      runId: run._id,
+      generation: run.generation,
+      actionChainId,
+      ...(body.onlyStep !== undefined ? { onlyStep: body.onlyStep } : {}),
+    });
     return { messageId, runId: run._id, actionChainId };
   }
 

@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { TestEnv } from './env';
 import { eventually } from './wait';
-import { childProcessEnv, ROOT } from './worker-process';
+import { childProcessEnv, spawnEntry } from './worker-process';
 
 export interface ApiProcess {
   /** http://127.0.0.1:<port> of this replica (HTTP and socket.io) */
@@ -32,11 +31,10 @@ function freePort(): Promise<number> {
 export async function startApiProcess(env: TestEnv): Promise<ApiProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  // node itself (not the tsx wrapper) so a signal reaches the server.
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'api/server.ts')], {
-    cwd: ROOT,
-    stdio: 'ignore',
-    env: { ...childProcessEnv(env), PORT: String(port), PUBLIC_BASE_URL: url },
+  const child = spawnEntry('api/server.ts', {
+    ...childProcessEnv(env),
+    PORT: String(port),
+    PUBLIC_BASE_URL: url,
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -10,8 +10,7 @@ import { createLogger } from '@lib/logger';
 import type { TestEnv } from './env';
 import { startScriptedLlm } from './llm';
 import { eventually } from './wait';
-
-const ROOT = join(__dirname, '..', '..');
+import { ROOT, spawnEntry } from './worker-process';
 
 /** The servers of a fault stack a test may kill and start again (names as stack/services.mjs starts them). */
 export type StackServer = 'mongo-h2' | 'temporal';
@@ -112,15 +111,11 @@ export async function startFaultStack(name: string): Promise<FaultStack> {
 
   let api: ChildProcess | undefined;
   let worker: ChildProcess | undefined;
-  const spawnEntry = (entry: string, logName: string) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, entry)], {
-      cwd: ROOT,
-      env: processEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  const startLogged = (entry: string, logName: string) => {
+    const child = spawnEntry(entry, processEnv, ['ignore', 'pipe', 'pipe']);
     const log = createWriteStream(join(dataDir, 'logs', `${logName}.log`), { flags: 'a' });
-    child.stdout.pipe(log);
-    child.stderr.pipe(log);
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
     return child;
   };
   const health = async () => {
@@ -140,7 +135,7 @@ export async function startFaultStack(name: string): Promise<FaultStack> {
     stop: stack.stop,
     health,
     async startApi() {
-      api = spawnEntry('api/server.ts', 'api');
+      api = startLogged('api/server.ts', 'api');
       const child = api;
       await eventually(async () => {
         if (child.exitCode !== null)
@@ -149,7 +144,7 @@ export async function startFaultStack(name: string): Promise<FaultStack> {
       }, 120_000);
     },
     startWorker() {
-      worker = spawnEntry('worker/main.ts', 'worker');
+      worker = startLogged('worker/main.ts', 'worker');
     },
     killApi: () => kill(api),
     killWorker: () => kill(worker),

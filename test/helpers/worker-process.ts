@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { join } from 'node:path';
 import type { TestEnv } from './env';
 
@@ -22,12 +22,17 @@ export function childProcessEnv(env: TestEnv): NodeJS.ProcessEnv {
   };
 }
 
+/** A service entry point (`api/server.ts`, `worker/main.ts`) as its own process. node itself, not the tsx
+ * wrapper (which would outlive a SIGKILL in its child), so a signal or a kill reaches the service. */
+export function spawnEntry(
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  stdio: StdioOptions = 'ignore',
+): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', join(ROOT, entry)], { cwd: ROOT, stdio, env });
+}
+
 /** The real worker entry point as its own process, on the test env's task queue. */
 export function startWorkerProcess(env: TestEnv): ChildProcess {
-  // node itself (not the tsx wrapper, which would outlive a SIGKILL in its child) so the kill is real.
-  return spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'worker/main.ts')], {
-    cwd: ROOT,
-    stdio: 'ignore',
-    env: childProcessEnv(env),
-  });
+  return spawnEntry('worker/main.ts', childProcessEnv(env));
 }
