@@ -31,6 +31,7 @@ import { toolsHandlers } from './routes/tools';
 import { usersHandlers } from './routes/users';
 import { metricsHandlers } from './routes/metrics';
 import { webhookBodyParser, webhooksHandlers } from './routes/webhooks';
+import { narrowValidatorRouteLookup } from './route-lookup';
 import { cacheValidatorRouteMatchers } from './route-matchers';
 import { appSessionAuthHandler, bearerAuthHandler, metricsTokenAuthHandler } from './security';
 
@@ -70,21 +71,21 @@ export function createApp(deps: Deps): Express {
   app.use(jsonDepthLimit());
   app.use(docsRouter());
   cacheValidatorRouteMatchers();
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: openApiSpecPath(),
-      validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: deps.config.validateResponses,
-      validateSecurity: {
-        handlers: {
-          bearerAuth: bearerAuthHandler(deps.authenticator),
-          appSession: appSessionAuthHandler(deps.services.appRuntime, 'header'),
-          appSessionLink: appSessionAuthHandler(deps.services.appRuntime, 'query'),
-          metricsToken: metricsTokenAuthHandler(deps.config.observability.metricsToken),
-        },
+  const validator = OpenApiValidator.middleware({
+    apiSpec: openApiSpecPath(),
+    validateRequests: { allowUnknownQueryParameters: false },
+    validateResponses: deps.config.validateResponses,
+    validateSecurity: {
+      handlers: {
+        bearerAuth: bearerAuthHandler(deps.authenticator),
+        appSession: appSessionAuthHandler(deps.services.appRuntime, 'header'),
+        appSessionLink: appSessionAuthHandler(deps.services.appRuntime, 'query'),
+        metricsToken: metricsTokenAuthHandler(deps.config.observability.metricsToken),
       },
-    }),
-  );
+    },
+  });
+  narrowValidatorRouteLookup(OpenApiValidator.middleware);
+  app.use(validator);
   mountOperations(app, {
     ...organizationHandlers(deps),
     ...usersHandlers(deps),
