@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import express, { type Express } from 'express';
+import express, { Router, type Express, type Request, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { pinoHttp } from 'pino-http';
 import type { Deps } from '@lib/deps';
@@ -42,6 +42,11 @@ function withoutAppSessionToken(req: { url?: string; query?: Record<string, unkn
   return { ...req, url, query };
 }
 
+/** Whether a request carries a body, as the body parsers decide it (type-is `hasBody`). */
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || !isNaN(Number(req.headers['content-length']));
+}
+
 /** Builds the HTTP app: every request is validated against openapi.yaml before a handler sees it. */
 export function createApp(deps: Deps): Express {
   const app = express();
@@ -61,14 +66,24 @@ export function createApp(deps: Deps): Express {
       }),
     );
   }
-  // Batch row inserts get their own, larger body limit (see routes/tables.ts); everything else this one.
   app.use(appBridgeCors());
-  app.use(tablesBatchBodyParser());
-  app.use(artifactBodyParser(deps.config.artifacts.maxBytes));
-  // Webhook deliveries: any JSON, their own size limit, the raw bytes kept for signatures.
-  app.use(webhookBodyParser(deps.config.webhooks.bodyLimit));
-  app.use(express.json({ limit: deps.config.jsonBodyLimit }));
-  app.use(jsonDepthLimit());
+  // Body parsing, only for requests with a body (the parsers' routers cost every GET a pass otherwise). Batch row
+  // inserts get their own, larger body limit (see routes/tables.ts); everything else this one.
+  const withBody = (...handlers: RequestHandler[]) => {
+    const parse = Router().use(handlers);
+    const handler: RequestHandler = (req, res, next) => (hasBody(req) ? parse(req, res, next) : next());
+    return handler;
+  };
+  app.use(
+    withBody(
+      tablesBatchBodyParser(),
+      artifactBodyParser(deps.config.artifacts.maxBytes),
+      // Webhook deliveries: any JSON, their own size limit, the raw bytes kept for signatures.
+      webhookBodyParser(deps.config.webhooks.bodyLimit),
+      express.json({ limit: deps.config.jsonBodyLimit }),
+      jsonDepthLimit(),
+    ),
+  );
   app.use(docsRouter());
   cacheValidatorRouteMatchers();
   const validator = OpenApiValidator.middleware({

@@ -61,7 +61,7 @@ function ask<T extends FromChild['type']>(
 }
 
 // The V8 flags the service's processes run with (stack/start.mjs, Dockerfile, docker-compose.yml, deploy/).
-const SERVICE_NODE_FLAGS = ['--max-semi-space-size=16'];
+const SERVICE_NODE_FLAGS = ['--max-semi-space-size=16', '--heap-growing-percent=40'];
 
 /** Forks bench/lib/bench-server.ts with the same loader flags (tsx) this process runs with, and the service's. */
 async function startChild(mode: ServerMode) {

@@ -16,8 +16,10 @@ import { startStack } from './services.mjs';
 await runOnSupportedNode();
 // The API's and the worker's node flags (the same in the Dockerfile, docker-compose.yml and deploy/kubernetes).
 // Node 24 sizes V8's young generation from the machine's memory (64 MB semi-spaces on 24 GiB), which costs each
-// process about 100 MB of RSS for nothing measurable here; 16 MB is what Node 20 used.
-const NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-size=16'];
+// process about 100 MB of RSS for nothing measurable here; 16 MB is what Node 20 used. V8 also lets the old
+// generation grow to several times its live size between full collections: 40% at most keeps the API near 210 MB
+// under a steady read load instead of 330 MB, at the same request rate.
+const NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-size=16', '--heap-growing-percent=40'];
 ensureNpmDeps();
 const bins = provision();
 const dataDir = process.env.DATA_DIR ?? join(ROOT, '.data');

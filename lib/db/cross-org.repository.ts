@@ -10,7 +10,7 @@ import {
 } from '@lib/knowledge-bases/knowledge-base.schema';
 import { organizationModel, type OrganizationDoc } from '@lib/organization/organization.schema';
 import { scheduleTriggerModel, type ScheduleTriggerDoc } from '@lib/schedules/schedule-trigger.schema';
-import type { Database } from './connection';
+import { readById, type Database } from './connection';
 import { isDuplicateKey } from './duplicate-key';
 
 /**
@@ -22,7 +22,7 @@ export class CrossOrgRepository {
 
   /** Authentication has only the key, not the organization: the key carries its record id. */
   findApiKeyCrossOrg(apiKeyId: string) {
-    return this.db.model(apiKeyModel).findById(apiKeyId).lean<ApiKeyDoc>();
+    return readById(this.db.model(apiKeyModel), apiKeyId) as Promise<ApiKeyDoc | null>;
   }
 
   /** The agent that owns an inbound address, in any organization: addresses route mail, so they are global. */

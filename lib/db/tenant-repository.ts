@@ -1,5 +1,5 @@
 import type { FilterQuery, Model, UpdateQuery } from 'mongoose';
-import type { Database } from './connection';
+import { readById, type Database } from './connection';
 
 interface Owned {
   organizationId: string;
@@ -24,7 +24,7 @@ export abstract class TenantRepository {
   // filtering on it. Writes filter on both, so a write can never reach another organization's document.
 
   protected async findOwned<T extends Owned>(model: Model<T>, id: string): Promise<T | null> {
-    const doc = await model.findById(id).lean<T>();
+    const doc = await readById(model, id);
     return doc && doc.organizationId === this.organizationId ? doc : null;
   }
 

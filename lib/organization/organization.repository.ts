@@ -1,4 +1,4 @@
-import type { Database } from '@lib/db/connection';
+import { readById, type Database } from '@lib/db/connection';
 import { organizationModel, type OrganizationDoc } from './organization.schema';
 
 /** The organization record of one tenant. */
@@ -13,7 +13,7 @@ export class OrganizationRepository {
   }
 
   get() {
-    return this.model.findById(this.organizationId).lean<OrganizationDoc>();
+    return readById(this.model, this.organizationId) as Promise<OrganizationDoc | null>;
   }
 
   /**
