@@ -34,14 +34,15 @@ export interface TurnActivityDeps {
 export function createTurnActivities(deps: TurnActivityDeps) {
   async function loadAgent(organizationId: string, agentId: string) {
     const tenant = deps.repos.tenant(organizationId);
-    const agent = await tenant.agents.get(agentId);
+    // The tools are read alongside the agent: one round of reads, not two, before the model is called.
+    const [agent, tools] = await Promise.all([tenant.agents.get(agentId), loadModelTools(tenant, agentId)]);
     if (!agent) throw gone(`the agent ${agentId} no longer exists`);
     return {
       model: agent.model,
       temperature: Number(agent.creativityScore ?? '0.4'),
       reasoning: agent.reasoning,
       instructions: agent.instructions,
-      tools: await loadModelTools(tenant, agentId),
+      tools,
     };
   }
 

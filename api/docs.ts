@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import { parse } from 'yaml';
 import { openApiSpecPath } from '@lib/spec';
 
@@ -8,8 +8,8 @@ const REDOC_HTML = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body><redoc spec-url="/openapi.json"></redoc><script src="/docs/redoc.standalone.js"></script></body></html>`;
 
-/** The contract and its rendered docs (Redoc, served from node_modules: no CDN). */
-export function docsRouter(): Router {
+/** The contract and its rendered docs (Redoc, served from node_modules: no CDN). Other paths skip its routes. */
+export function docsRouter(): RequestHandler {
   const router = Router();
   const yamlText = readFileSync(openApiSpecPath(), 'utf8');
   const json = parse(yamlText) as unknown;
@@ -25,5 +25,9 @@ export function docsRouter(): Router {
   router.get('/docs/redoc.standalone.js', (_req, res) => {
     res.sendFile(require.resolve('redoc/bundles/redoc.standalone.js'));
   });
-  return router;
+  return (req, res, next) => {
+    const path = req.path.toLowerCase();
+    if (path.startsWith('/openapi.') || path.startsWith('/docs')) return router(req, res, next);
+    next();
+  };
 }

@@ -51,6 +51,7 @@ import {
   dbRecorder,
   directCall,
   loopDelay,
+  outOfOrder,
   pct,
   phasesOf,
   serviceTurn,
@@ -227,6 +228,11 @@ async function main() {
   );
   console.log(`load average (1/5/15 min): start ${startLoad}, after turns ${turnsLoad}, end ${endLoad}\n`);
   printTurns({ turns: TURNS, targets: TARGETS, roundRows, samples, sequential, errors, lag, phases });
+  if (outOfOrder.length)
+    console.log(
+      `\n${outOfOrder.length} turn(s) received deltas out of seq order, e.g. ${outOfOrder[0]!.requestId}: ` +
+        `seq ${outOfOrder[0]!.arrived.join(',')}`,
+    );
   printCreates(
     { creates: CREATES, concurrency: CREATE_CONCURRENCY, sequential: CREATES_SEQUENTIAL },
     creates,

@@ -30,7 +30,9 @@ export interface TurnsSettings {
 interface PendingTurn {
   t0: number;
   firstDelta?: number;
-  text: string;
+  /** the current attempt's deltas by `seq`, and the order their `seq`s arrived in */
+  pieces: string[];
+  arrived: number[];
   maxAttempt: number;
   done: (err?: Error, finalText?: string) => void;
 }
@@ -44,6 +46,8 @@ export interface TurnTiming {
   final: number;
   finalText?: string;
   text: string;
+  /** the deltas' `seq`s in arrival order */
+  arrived: number[];
   posted: number;
 }
 
@@ -113,7 +117,8 @@ export async function startTurnsHarness(settings: TurnsSettings) {
     finished.catch(() => undefined); // awaited below; failing early must not leave it unhandled
     const entry: PendingTurn = {
       t0: performance.now(),
-      text: '',
+      pieces: [],
+      arrived: [],
       maxAttempt: 1,
       done: (e, t) => finish(e, t),
     };
@@ -141,7 +146,8 @@ export async function startTurnsHarness(settings: TurnsSettings) {
       firstDelta: entry.firstDelta,
       final: final.at,
       finalText: final.text,
-      text: entry.text,
+      text: entry.pieces.join(''),
+      arrived: entry.arrived,
       posted,
     };
   }
@@ -218,10 +224,14 @@ async function connectSocket(
       if (attempt > turn.maxAttempt) {
         // A retried model call streams again from the start.
         turn.maxAttempt = attempt;
-        turn.text = '';
+        turn.pieces = [];
+        turn.arrived = [];
       }
       turn.firstDelta ??= now;
-      turn.text += typeof p.text === 'string' ? p.text : '';
+      // Assembled by seq, as the README tells clients to (the order of arrival is recorded and reported).
+      const seq = Number(p.seq);
+      turn.pieces[seq] = typeof p.text === 'string' ? p.text : '';
+      turn.arrived.push(seq);
     } else if (p.type === 'message') {
       const message = p.message as { content?: Array<{ text?: string }> } | undefined;
       turn.done(undefined, message?.content?.map((c) => c.text ?? '').join(''));

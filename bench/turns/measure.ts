@@ -37,8 +37,13 @@ export function loopDelay() {
 }
 
 /** The service arm: one turn through the API, the worker and the socket, checked against the scripted reply. */
+/** Turns whose deltas arrived in another order than their `seq` (reported, not failed: clients order by seq). */
+export const outOfOrder: Array<{ requestId: string; arrived: number[] }> = [];
+
 export async function serviceTurn(harness: TurnsHarness, token: string, question: string, reply: string) {
   const t = await harness.turn(token, question);
+  if (t.arrived.some((seq, i) => i > 0 && seq < t.arrived[i - 1]!))
+    outOfOrder.push({ requestId: t.requestId, arrived: t.arrived });
   if (t.text !== reply || t.finalText !== reply)
     throw new Error(
       `turn ${t.requestId}: streamed/stored text differs from the scripted reply: ` +
@@ -122,16 +127,12 @@ export async function closedLoop(count: number, concurrency: number, op: () => P
 export const PHASES = [
   'POST → 201 at client',
   'POST → workflow started',
-  'workflow started → loadTurn scheduled',
-  'loadTurn scheduled → started',
-  'loadTurn started → completed',
-  'loadTurn completed → callModel scheduled',
-  'callModel scheduled → started',
+  'workflow started → first workflow task started',
+  'first workflow task (loadTurn, a local activity)',
+  'first workflow task completed → callModel started',
   'callModel started → first delta at client',
   'first delta at client → callModel completed',
-  'callModel completed → saveReply scheduled',
-  'saveReply scheduled → started',
-  'saveReply started → message at client',
+  'callModel completed → message at client (saveReply)',
 ] as const;
 
 /** Where the turns' time went: each phase's durations, from their Temporal histories. */
@@ -143,15 +144,21 @@ export async function phasesOf(harness: TurnsHarness, turns: Sample[]) {
       .getHandle(workflowIds.turn(harness.orgId, t.conversationId, t.requestId))
       .fetchHistory();
     let started = NaN;
-    const acts = new Map<string, { name: string; scheduled: number; started: number; completed: number }>();
+    let taskStarted = NaN;
+    let taskCompleted = NaN;
+    const acts = new Map<string, { name: string; started: number; completed: number }>();
     for (const e of history.events ?? []) {
       const at = tsToMs(e.eventTime);
       if (e.workflowExecutionStartedEventAttributes) started = at;
+      if (e.workflowTaskStartedEventAttributes && Number.isNaN(taskStarted)) taskStarted = at;
+      if (e.workflowTaskCompletedEventAttributes && Number.isNaN(taskCompleted)) taskCompleted = at;
       const scheduled = e.activityTaskScheduledEventAttributes;
-      if (scheduled) {
-        const name = scheduled.activityType?.name ?? '?';
-        acts.set(String(e.eventId), { name, scheduled: at, started: NaN, completed: NaN });
-      }
+      if (scheduled)
+        acts.set(String(e.eventId), {
+          name: scheduled.activityType?.name ?? '?',
+          started: NaN,
+          completed: NaN,
+        });
       const s = e.activityTaskStartedEventAttributes;
       const a = s && acts.get(String(s.scheduledEventId));
       if (a) a.started = at;
@@ -159,22 +166,16 @@ export async function phasesOf(harness: TurnsHarness, turns: Sample[]) {
       const b = c && acts.get(String(c.scheduledEventId));
       if (b) b.completed = at;
     }
-    const act = (name: string) =>
-      [...acts.values()].find((x) => x.name === name) ?? { scheduled: NaN, started: NaN, completed: NaN };
-    const [load, call, save] = [act('loadTurn'), act('callModel'), act('saveReply')];
+    const call = [...acts.values()].find((x) => x.name === 'callModel') ?? { started: NaN, completed: NaN };
     const values = [
       sample.posted!,
       started - t.t0,
-      load.scheduled - started,
-      load.started - load.scheduled,
-      load.completed - load.started,
-      call.scheduled - load.completed,
-      call.started - call.scheduled,
+      taskStarted - started,
+      taskCompleted - taskStarted,
+      call.started - taskCompleted,
       t.first - call.started,
       call.completed - t.first,
-      save.scheduled - call.completed,
-      save.started - save.scheduled,
-      t.final - save.started,
+      t.final - call.completed,
     ];
     PHASES.forEach((n, i) => phases.get(n)!.push(values[i]!));
   }

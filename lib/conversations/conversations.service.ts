@@ -126,15 +126,19 @@ export class ConversationsService {
   /** Creates or continues a conversation; with a message, queues the turn and returns at once. */
   async create(ctx: RequestContext, body: ConversationCreateBody) {
     if (body.callbackUrl) await this.checkCallbackUrl(body.callbackUrl);
-    if (body.message) await this.checkTurnCapacity(ctx);
+    // The turn limit is counted while the conversation or agent is read, and checked before anything is written.
+    const capacity = body.message ? this.checkTurnCapacity(ctx) : Promise.resolve();
+    capacity.catch(() => undefined); // awaited below; a failed read must not leave it unhandled
     const repo = this.repo(ctx);
     const requestId = body.requestId ?? randomUUID();
     let conversation: ConversationDoc;
     if (body.conversationId) {
       conversation = await this.load(ctx, body.conversationId);
       if (conversation.agentId !== body.agentId) throw notFound('conversation for this agent');
+      await capacity;
     } else {
       await this.access.getAccessibleAgent(ctx, body.agentId);
+      await capacity;
       conversation = await repo.createForRequest(requestId, {
         agentId: body.agentId,
         title: body.title ?? titleFrom(body.message ?? body.assistantMessage),
