@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SortOrder } from 'mongoose';
-import { findOrCreate } from '@lib/db/duplicate-key';
+import { createOrFind } from '@lib/db/duplicate-key';
 import { findPage } from '@lib/db/find-page';
 import { TenantRepository } from '@lib/db/tenant-repository';
 import { pickView } from '@lib/db/view';
@@ -80,7 +80,8 @@ export class ConversationsRepository extends TenantRepository {
     fields: Pick<ConversationDoc, 'agentId' | 'title' | 'creatorUserId' | 'isBrowserTask'>,
   ): Promise<ConversationDoc> {
     const id = `cnv_${digest(`${this.organizationId}\n${fields.creatorUserId}\n${requestId}`, 20)}`;
-    const { doc } = await findOrCreate(
+    // Usually a new request: the insert goes first (one round trip), a repeat finds what the first one wrote.
+    const { doc } = await createOrFind(
       () => this.get(id),
       async () =>
         (
@@ -163,7 +164,7 @@ export class ConversationsRepository extends TenantRepository {
     fields: Pick<MessageDoc, 'conversationId' | 'requestId' | 'role' | 'status'> & { text: string },
   ) {
     const id = messageDocId(fields.conversationId, fields.requestId, fields.role);
-    const { doc: message, created } = await findOrCreate(
+    const { doc: message, created } = await createOrFind(
       () => this.findOwned(this.messageModel, id),
       async () => {
         const doc = await this.messageModel.create({
