@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { WORKFLOWS, workflowIds, type ChainRunInput, type ChainRunWorkflow } from '@contracts';
 import type { RequestContext } from '@lib/auth/context';
-import { findOrCreate } from '@lib/db/duplicate-key';
+import { createOrFind } from '@lib/db/duplicate-key';
 import { badRequest, conflict, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
@@ -83,11 +83,13 @@ export class ChainRunsService {
 
   /** Creates a new run (or finds the one a deterministic runId already names) without starting it. */
   async createRun(organizationId: string, start: StartRun) {
-    await Promise.all([
+    // Read together, reported in order (a missing chain is a 404 before any 400 about its steps).
+    const checks = await Promise.allSettled([
       this.chains.chain({ organizationId }, start.actionChainId),
       this.checkOnlyStep(organizationId, start.actionChainId, start.onlyStep),
       this.checkInput(organizationId, start.actionChainId, start.payload),
     ]);
+    for (const check of checks) if (check.status === 'rejected') throw check.reason;
     const runId = start.runId ?? newId('run');
     const create = () =>
       this.runs(organizationId).create({
@@ -99,9 +101,10 @@ export class ChainRunsService {
         startedByUserId: start.startedByUserId,
         status: 'pending',
       });
-    // A fresh id cannot be taken: only a deterministic one needs the look-up first.
+    // A fresh id cannot be taken. A deterministic one is usually at its first use (a trigger's, a tool call's or
+    // an app request's first attempt): insert first, and look the run up only when the id is already taken.
     const run = start.runId
-      ? (await findOrCreate(() => this.runs(organizationId).get(runId), create)).doc
+      ? (await createOrFind(() => this.runs(organizationId).get(runId), create)).doc
       : await create();
     const input: ChainRunInput = {
       organizationId,

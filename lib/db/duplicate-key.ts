@@ -34,3 +34,20 @@ export async function findOrCreate<T>(
     throw err;
   }
 }
+
+/**
+ * findOrCreate for keys that are usually new (a fresh id, the first attempt of a derived one): `create` runs
+ * first, so a new record costs one round trip instead of two; a taken key falls back to `find`.
+ */
+export async function createOrFind<T>(
+  find: () => Promise<T | null>,
+  create: () => Promise<T>,
+): Promise<{ doc: T; created: boolean }> {
+  try {
+    return { doc: await create(), created: true };
+  } catch (err) {
+    const existing = isDuplicateKey(err) ? await find() : null;
+    if (existing) return { doc: existing, created: false };
+    throw err;
+  }
+}
