@@ -75,6 +75,8 @@ export function createTriggerHandlerActivities(deps: TriggerHandlerDeps) {
         startedByUserId: plan.creatorUserId,
         runId,
         triggerId: input.parentId,
+        // A start that fails (Temporal unreachable) leaves the run pending: this activity's retry starts it.
+        retriedByCaller: true,
       });
     return runs.started(id, runId, null);
   }
@@ -110,11 +112,18 @@ export function createTriggerHandlerActivities(deps: TriggerHandlerDeps) {
       }
     },
 
-    /** Records an execution whose start failed through all its retries. */
+    /** Records an execution whose start failed through all its retries, and the chain run it could not start. */
     async failTriggerHandler(input: TriggerHandlerInput, statusMessage: string): Promise<void> {
-      const runs = deps.repos.tenant(input.organizationId).handlerRuns;
-      const run = await runs.get(handlerRunId(input));
-      if (run?.status === 'starting') await runs.failed(run._id, statusMessage);
+      const tenant = deps.repos.tenant(input.organizationId);
+      const id = handlerRunId(input);
+      const [run, chainRun] = await Promise.all([
+        tenant.handlerRuns.get(id),
+        tenant.chainRuns.get(runIdOf(id)),
+      ]);
+      // Left pending by the failed starts (retriedByCaller); a pending run nobody starts would wait forever.
+      if (chainRun?.status === 'pending')
+        await tenant.chainRuns.finish(chainRun._id, chainRun.generation, 'failed', statusMessage);
+      if (run?.status === 'starting') await tenant.handlerRuns.failed(run._id, statusMessage);
     },
   };
 }

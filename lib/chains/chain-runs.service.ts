@@ -30,6 +30,9 @@ export interface StartRun {
   onlyStep?: number;
   /** the schedule trigger or webhook that started the run (its TriggerId search attribute) */
   triggerId?: string;
+  /** The caller retries a failed start itself (a trigger handler, whose retry starts a pending run again): a start
+   * that fails leaves the run pending instead of failed, and the caller marks it failed when it gives up. */
+  retriedByCaller?: boolean;
 }
 
 /** A run id derived from a business key (a trigger's delivery, a tool call): a retry finds the same run. */
@@ -119,7 +122,8 @@ export class ChainRunsService {
   /** A new run (or the one a deterministic runId already names), started durably. */
   async startRun(organizationId: string, start: StartRun) {
     const { run, input } = await this.createRun(organizationId, start);
-    await this.launchOrFail(organizationId, input, start.triggerId);
+    if (start.retriedByCaller) await this.launch(input, start.triggerId);
+    else await this.launchOrFail(organizationId, input, start.triggerId);
     return { messageId: run.messageId, runId: run._id, actionChainId: start.actionChainId };
   }
 
