@@ -8,8 +8,11 @@
  *   action-chain handler (a one-step chain the scripted LLM answers at once). Accepted deliveries/s (answers),
  *   then completed executions/s: until every delivery's workflow, its handler's workflow and the chain run it
  *   started have ended, and the chain runs are counted (zero lost: every accepted delivery has exactly one run).
- * Ratio: completed deliveries/s over bare starts/s (target ≥ 0.8). Everything runs in this process (API, worker,
- * scripted LLM), as in the tests. `STACK_PORT_OFFSET=500 node bench/run.mjs webhooks`
+ * - Direct chain runs: DELIVERIES runs of the same one-step chain started through the service (ChainRunsService
+ *   startRun: the run created, its workflow started; no webhook), CONCURRENCY at a time; completed runs/s. This is
+ *   the chain work every delivery must do, so deliveries / direct chain runs is what the webhook layer costs.
+ * Ratio: completed deliveries/s over bare starts/s (target ≥ 0.8), and over direct chain runs/s. Everything runs in
+ * this process (API, worker, scripted LLM), as in the tests. `STACK_PORT_OFFSET=500 node bench/run.mjs webhooks`
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -111,6 +114,45 @@ async function main() {
     instructions: 'Run',
     inputMapping: { n: '{{body.n}}' },
   });
+  /** Runs of `actionChainId` that have ended (success or failed). */
+  const finishedRuns = async (actionChainId: string) => {
+    let done = 0;
+    for (let offset = 0; offset < DELIVERIES; offset += 100) {
+      const page = await deps.repos.tenant(org).chainRuns.list(actionChainId, {
+        limit: 100,
+        offset,
+        orderBy: 'created_at',
+        descending: false,
+      });
+      done += page.items.filter((r) => r.status === 'success' || r.status === 'failed').length;
+    }
+    return done;
+  };
+
+  // --- reference: the same one-step chain run directly through the service, each completed ---------------
+  const direct = await deps.services.chains.create(ctx, {
+    name: 'Bench direct',
+    description: 'one step',
+    llmInstructions: 'Be brief.',
+    steps: [{ stepOrder: 1, instructions: 'Say ok to {{input.n}}' }],
+  });
+  t = performance.now();
+  await pool(DELIVERIES, CONCURRENCY, async (i) => {
+    await deps.services.chainRuns.startRun(org, {
+      actionChainId: direct.actionChainId,
+      payload: { n: String(i) },
+      triggerType: 'api',
+      startedByUserId: boot.userId,
+    });
+  });
+  await waitFor(async () => (await finishedRuns(direct.actionChainId)) >= DELIVERIES);
+  const directSeconds = (performance.now() - t) / 1000;
+  const directRate = DELIVERIES / directSeconds;
+  console.log(
+    `direct chain runs (service startRun, no webhook), all completed: ${directRate.toFixed(1)}/s ` +
+      `(${DELIVERIES} in ${directSeconds.toFixed(1)} s)`,
+  );
+
   const server = createHttpServer(createApp(deps));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/orgs/${org}/webhooks/${webhook.webhookId}/execute`;
@@ -134,20 +176,7 @@ async function main() {
     const { total } = await runs();
     return total >= DELIVERIES - refused;
   });
-  const finishedRuns = async () => {
-    let done = 0;
-    for (let offset = 0; offset < DELIVERIES; offset += 100) {
-      const page = await deps.repos.tenant(org).chainRuns.list(chain.actionChainId, {
-        limit: 100,
-        offset,
-        orderBy: 'created_at',
-        descending: false,
-      });
-      done += page.items.filter((r) => r.status === 'success' || r.status === 'failed').length;
-    }
-    return done;
-  };
-  await waitFor(async () => (await finishedRuns()) >= DELIVERIES - refused);
+  await waitFor(async () => (await finishedRuns(chain.actionChainId)) >= DELIVERIES - refused);
   const completeSeconds = (performance.now() - t) / 1000;
   const { total } = await runs();
   const rate = (DELIVERIES - refused) / completeSeconds;
@@ -160,6 +189,9 @@ async function main() {
   );
   console.log(
     `ratio completed deliveries / bare workflow starts: ${(rate / bareRate).toFixed(2)} (target >= 0.8)`,
+  );
+  console.log(
+    `ratio completed deliveries / direct chain runs: ${(rate / directRate).toFixed(2)} (what the webhook layer costs)`,
   );
   console.log(`load average at end: ${load()}`);
 

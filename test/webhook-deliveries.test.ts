@@ -4,9 +4,11 @@ import { workflowIds } from '@contracts';
 import { createApp } from '@api/app';
 import { createTriggerHandlerActivities } from '@activities/triggers/handlers';
 import { webhookPlan } from '@activities/triggers/webhooks';
+import { ChainRunsService } from '@lib/chains/chain-runs.service';
 import type { Config } from '@lib/config';
 import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
+import { createTemporalClient } from '@lib/temporal/client';
 import { createTestAgent } from './helpers/agents';
 import { createRunnableChain, userText } from './helpers/chains';
 import { recordHistory } from './helpers/histories';
@@ -149,7 +151,8 @@ describe('webhook deliveries: recorded before the answer, every handler run once
     const chainRun = detail.handlerRuns.find((r) => r.handlerType === 'action-chain');
     expect(chainRun!.runId).to.equal(run!.runId);
     const deliveryWorkflow = workflowIds.webhookDelivery(org.organizationId, webhookId, deliveryId);
-    await recordHistory(env, deliveryWorkflow, 'webhook-delivery');
+    // webhook-delivery.json was recorded before handlers ran inline (child workflows); this is the shape since.
+    await recordHistory(env, deliveryWorkflow, 'webhook-delivery-inline-handlers');
   });
 
   it('runs a delivery sent again with the same event id once, and counts the duplicate', async () => {
@@ -278,5 +281,70 @@ describe('webhook deliveries: recorded before the answer, every handler run once
     const runs = await chainRuns(env, org, chain.chainId);
     expect(runs).to.have.length(1);
     expect(first).to.deep.include({ runId: runs[0]!.runId });
+  });
+
+  it("starts a handler's chain run on the retry after Temporal refused its start, and fails it when the handler gives up", async () => {
+    const { env, org } = suite;
+    const { chain, webhookId, handlerId } = await webhookWithChain(env, org);
+    const webhooks = env.deps.repos.tenant(org.organizationId).webhooks;
+    const handlers = (chainRunsService: ChainRunsService) =>
+      createTriggerHandlerActivities({
+        repos: env.deps.repos,
+        conversations: env.deps.services.conversations,
+        chainRuns: chainRunsService,
+        logger: silent,
+        plans: { schedule: () => Promise.resolve(null), webhook: webhookPlan(env.deps.repos) },
+      });
+    // nothing listens there: every start fails as when Temporal is down
+    const unreachable = createTemporalClient({ ...env.config.temporal, address: '127.0.0.1:1' });
+    const down = handlers(new ChainRunsService(env.deps.repos, unreachable, env.deps.services.chains));
+    const up = handlers(env.deps.services.chainRuns);
+    try {
+      /** A delivery as its workflow records it, whose handler has not run yet. */
+      const recorded = async (deliveryId: string) => {
+        await webhooks.recordDelivery(deliveryId, {
+          webhookId,
+          eventId: null,
+          receivedAt: new Date(),
+          requestJson: JSON.stringify({
+            body: { text: deliveryId, count: 1 },
+            headers: {},
+            method: 'POST',
+            path: `/orgs/${org.organizationId}/webhooks/${webhookId}/execute`,
+            queryParams: {},
+            pathParams: { webhookId },
+          }),
+        });
+        return {
+          organizationId: org.organizationId,
+          source: 'webhook' as const,
+          parentId: webhookId,
+          eventKey: deliveryId,
+          handlerId,
+        };
+      };
+
+      const retried = await recorded('whd_refused_then_retried');
+      let refused: unknown;
+      await down.runTriggerHandler(retried).catch((err: unknown) => (refused = err));
+      expect(refused, 'the failed start fails the attempt, so it is retried').to.be.instanceOf(Error);
+      let runs = await chainRuns(env, org, chain.chainId);
+      expect(runs.map((r) => r.status)).to.deep.equal(['pending']);
+      const outcome = await up.runTriggerHandler(retried);
+      expect(outcome).to.deep.include({ status: 'started', runId: runs[0]!.runId });
+      await eventually(
+        async () => (await chainRuns(env, org, chain.chainId))[0]?.status === 'success',
+        120_000,
+      );
+
+      const abandoned = await recorded('whd_refused_to_the_end');
+      await down.runTriggerHandler(abandoned).catch(() => undefined);
+      await up.failTriggerHandler(abandoned, 'the handler could not be started: unavailable');
+      runs = await chainRuns(env, org, chain.chainId);
+      expect(runs).to.have.length(2);
+      expect(runs.map((r) => r.status).sort()).to.deep.equal(['failed', 'success']);
+    } finally {
+      await unreachable.connection.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from './activity-proxies';
 
 // Handler starts and fire bookkeeping: our own database and a workflow start. What cannot succeed (the target is
@@ -18,4 +18,17 @@ export const triggerStore = proxyActivities<Activities>({
 export const reconcilerStore = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 3 },
+});
+
+// The same work as local activities, run in the worker that runs the workflow task: no round trip through the
+// Temporal server per call. For what is short (a few reads and writes, a workflow start) in a workflow that runs
+// it inline; retried like triggerStore (beyond a minute of retries a local activity waits on a timer).
+export const triggerLocal = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 70,
+  },
 });

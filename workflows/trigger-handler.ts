@@ -1,18 +1,10 @@
 import type { TriggerHandlerInput, TriggerHandlerOutcome } from '@contracts';
-import { failureReason } from './agent-loop';
-import { triggerStore } from './trigger-activity-proxies';
+import { runHandler } from './run-handler';
 
 /**
- * One handler's execution for one schedule fire or webhook delivery: starts the handler's chain run or agent
- * conversation (idempotently: the run and request ids derive from this execution). When the start still fails
- * after its retries, the execution is recorded as failed.
+ * One handler's execution for one schedule fire (or, in deliveries recorded before handlers ran inline, a
+ * webhook delivery), as a workflow of its own: see runHandler.
  */
 export async function triggerHandlerWorkflow(input: TriggerHandlerInput): Promise<TriggerHandlerOutcome> {
-  try {
-    return await triggerStore.runTriggerHandler(input);
-  } catch (err) {
-    const statusMessage = `the handler could not be started: ${failureReason(err)}`;
-    await triggerStore.failTriggerHandler(input, statusMessage);
-    return { status: 'failed', statusMessage };
-  }
+  return runHandler(input);
 }

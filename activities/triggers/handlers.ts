@@ -34,6 +34,9 @@ const digest = (text: string, length: number) =>
 export const handlerRunId = (i: TriggerHandlerInput) =>
   `thr_${digest([i.organizationId, i.source, i.parentId, i.eventKey, i.handlerId].join('\n'), 22)}`;
 
+/** The chain run a chain handler's execution starts. */
+const runIdOf = (handlerRunId: string) => `run_${digest(`trigger-run\n${handlerRunId}`, 22)}`;
+
 function outcomeOf(run: HandlerRunDoc): TriggerHandlerOutcome {
   return run.status === 'failed'
     ? { status: 'failed', statusMessage: run.statusMessage ?? 'failed' }
@@ -43,10 +46,14 @@ function outcomeOf(run: HandlerRunDoc): TriggerHandlerOutcome {
 export function createTriggerHandlerActivities(deps: TriggerHandlerDeps) {
   /** Starts what the plan says; the chain run id and the turn's request id derive from the execution's id, so a
    * retry finds what the first attempt started. */
-  async function start(input: TriggerHandlerInput, id: string, plan: HandlerPlan) {
+  async function start(input: TriggerHandlerInput, id: string, plan: HandlerPlan, firstAttempt: boolean) {
     const tenant = deps.repos.tenant(input.organizationId);
     const runs = tenant.handlerRuns;
-    const member = await tenant.members.get(plan.creatorUserId);
+    // A first attempt (it just created the execution's record) has started nothing yet: no run to look up.
+    const [member, existing] = await Promise.all([
+      tenant.members.get(plan.creatorUserId),
+      plan.chain && !firstAttempt ? tenant.chainRuns.get(runIdOf(id)) : null,
+    ]);
     if (!member) return runs.failed(id, "the handler's creator is no longer a member of the organization");
     if (plan.agent) {
       const requestId = `trigger-${id}`;
@@ -58,9 +65,8 @@ export function createTriggerHandlerActivities(deps: TriggerHandlerDeps) {
       });
       return runs.started(id, conversationId, requestId);
     }
-    const runId = `run_${digest(`trigger-run\n${id}`, 22)}`;
+    const runId = runIdOf(id);
     // A run already past pending was started by an earlier attempt; starting it again would re-run it.
-    const existing = await tenant.chainRuns.get(runId);
     if (!existing || existing.status === 'pending')
       await deps.chainRuns.startRun(input.organizationId, {
         actionChainId: plan.chain!.actionChainId,
@@ -69,6 +75,8 @@ export function createTriggerHandlerActivities(deps: TriggerHandlerDeps) {
         startedByUserId: plan.creatorUserId,
         runId,
         triggerId: input.parentId,
+        // A start that fails (Temporal unreachable) leaves the run pending: this activity's retry starts it.
+        retriedByCaller: true,
       });
     return runs.started(id, runId, null);
   }
@@ -85,7 +93,7 @@ export function createTriggerHandlerActivities(deps: TriggerHandlerDeps) {
       if (!plan) return { status: 'skipped', statusMessage: 'the handler was deleted' };
       const id = handlerRunId(input);
       const runs = deps.repos.tenant(input.organizationId).handlerRuns;
-      const run = await runs.open(id, {
+      const { doc: run, created } = await runs.open(id, {
         source: input.source,
         parentId: input.parentId,
         eventKey: input.eventKey,
@@ -94,7 +102,7 @@ export function createTriggerHandlerActivities(deps: TriggerHandlerDeps) {
       });
       if (run.status !== 'starting') return outcomeOf(run);
       try {
-        const done = await start(input, id, plan);
+        const done = await start(input, id, plan, created);
         const outcome = outcomeOf(done!);
         deps.logger.info({ ...input, outcome }, 'trigger handler ran');
         return outcome;
@@ -104,11 +112,18 @@ export function createTriggerHandlerActivities(deps: TriggerHandlerDeps) {
       }
     },
 
-    /** Records an execution whose start failed through all its retries. */
+    /** Records an execution whose start failed through all its retries, and the chain run it could not start. */
     async failTriggerHandler(input: TriggerHandlerInput, statusMessage: string): Promise<void> {
-      const runs = deps.repos.tenant(input.organizationId).handlerRuns;
-      const run = await runs.get(handlerRunId(input));
-      if (run?.status === 'starting') await runs.failed(run._id, statusMessage);
+      const tenant = deps.repos.tenant(input.organizationId);
+      const id = handlerRunId(input);
+      const [run, chainRun] = await Promise.all([
+        tenant.handlerRuns.get(id),
+        tenant.chainRuns.get(runIdOf(id)),
+      ]);
+      // Left pending by the failed starts (retriedByCaller); a pending run nobody starts would wait forever.
+      if (chainRun?.status === 'pending')
+        await tenant.chainRuns.finish(chainRun._id, chainRun.generation, 'failed', statusMessage);
+      if (run?.status === 'starting') await tenant.handlerRuns.failed(run._id, statusMessage);
     },
   };
 }

@@ -57,15 +57,18 @@ export function mapWebhookInput(
 export function webhookPlan(repos: Repositories) {
   return async (input: TriggerHandlerInput): Promise<HandlerPlan | null> => {
     const webhooks = repos.tenant(input.organizationId).webhooks;
-    const [webhook, handler, delivery] = await Promise.all([
-      webhooks.get(input.parentId),
+    // Deleting a webhook deletes its handlers and deliveries: the handler and the delivery found mean the webhook
+    // is there. Only an agent handler reads the webhook itself (its name titles the conversation).
+    const [handler, delivery] = await Promise.all([
       webhooks.getHandler(input.parentId, input.handlerId),
       webhooks.getDelivery(input.parentId, input.eventKey),
     ]);
-    if (!webhook || !handler || !delivery?.requestJson) return null;
+    if (!handler || !delivery?.requestJson) return null;
     const request = JSON.parse(delivery.requestJson) as WebhookRequest;
     const base = { handlerType: handler.handlerType, creatorUserId: handler.creatorUserId };
     if (handler.handlerType === 'agent') {
+      const webhook = await webhooks.get(input.parentId);
+      if (!webhook) return null;
       const data = JSON.stringify(request, null, 2).slice(0, WEBHOOK_MESSAGE_LIMIT);
       return {
         ...base,
@@ -92,14 +95,18 @@ export function createWebhookActivities(deps: { repos: Repositories }) {
      * when the webhook was deleted meanwhile. */
     async recordWebhookDelivery(input: WebhookDeliveryInput): Promise<string[]> {
       const webhooks = deps.repos.tenant(input.organizationId).webhooks;
-      if (!(await webhooks.get(input.webhookId))) return [];
+      const [webhook, handlerIds] = await Promise.all([
+        webhooks.get(input.webhookId),
+        webhooks.handlerIds(input.webhookId),
+      ]);
+      if (!webhook) return [];
       await webhooks.recordDelivery(input.deliveryId, {
         webhookId: input.webhookId,
         eventId: input.eventId,
         receivedAt: new Date(input.receivedAt),
         requestJson: JSON.stringify(input.request),
       });
-      return webhooks.handlerIds(input.webhookId);
+      return handlerIds;
     },
 
     async markWebhookDispatched(organizationId: string, deliveryId: string, handlers: number): Promise<void> {

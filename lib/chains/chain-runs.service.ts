@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { WORKFLOWS, workflowIds, type ChainRunInput, type ChainRunWorkflow } from '@contracts';
 import type { RequestContext } from '@lib/auth/context';
-import { findOrCreate } from '@lib/db/duplicate-key';
+import { createOrFind } from '@lib/db/duplicate-key';
 import { badRequest, conflict, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
@@ -30,6 +30,9 @@ export interface StartRun {
   onlyStep?: number;
   /** the schedule trigger or webhook that started the run (its TriggerId search attribute) */
   triggerId?: string;
+  /** The caller retries a failed start itself (a trigger handler, whose retry starts a pending run again): a start
+   * that fails leaves the run pending instead of failed, and the caller marks it failed when it gives up. */
+  retriedByCaller?: boolean;
 }
 
 /** A run id derived from a business key (a trigger's delivery, a tool call): a retry finds the same run. */
@@ -83,11 +86,13 @@ export class ChainRunsService {
 
   /** Creates a new run (or finds the one a deterministic runId already names) without starting it. */
   async createRun(organizationId: string, start: StartRun) {
-    await Promise.all([
+    // Read together, reported in order (a missing chain is a 404 before any 400 about its steps).
+    const checks = await Promise.allSettled([
       this.chains.chain({ organizationId }, start.actionChainId),
       this.checkOnlyStep(organizationId, start.actionChainId, start.onlyStep),
       this.checkInput(organizationId, start.actionChainId, start.payload),
     ]);
+    for (const check of checks) if (check.status === 'rejected') throw check.reason;
     const runId = start.runId ?? newId('run');
     const create = () =>
       this.runs(organizationId).create({
@@ -99,9 +104,10 @@ export class ChainRunsService {
         startedByUserId: start.startedByUserId,
         status: 'pending',
       });
-    // A fresh id cannot be taken: only a deterministic one needs the look-up first.
+    // A fresh id cannot be taken. A deterministic one is usually at its first use (a trigger's, a tool call's or
+    // an app request's first attempt): insert first, and look the run up only when the id is already taken.
     const run = start.runId
-      ? (await findOrCreate(() => this.runs(organizationId).get(runId), create)).doc
+      ? (await createOrFind(() => this.runs(organizationId).get(runId), create)).doc
       : await create();
     const input: ChainRunInput = {
       organizationId,
@@ -116,7 +122,8 @@ export class ChainRunsService {
   /** A new run (or the one a deterministic runId already names), started durably. */
   async startRun(organizationId: string, start: StartRun) {
     const { run, input } = await this.createRun(organizationId, start);
-    await this.launchOrFail(organizationId, input, start.triggerId);
+    if (start.retriedByCaller) await this.launch(input, start.triggerId);
+    else await this.launchOrFail(organizationId, input, start.triggerId);
     return { messageId: run.messageId, runId: run._id, actionChainId: start.actionChainId };
   }
 

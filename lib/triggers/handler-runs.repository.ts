@@ -1,4 +1,4 @@
-import { findOrCreate } from '@lib/db/duplicate-key';
+import { createOrFind } from '@lib/db/duplicate-key';
 import { TenantRepository } from '@lib/db/tenant-repository';
 import { handlerRunModel, type HandlerRunDoc } from './handler-run.schema';
 
@@ -15,9 +15,10 @@ export class HandlerRunsRepository extends TenantRepository {
     return this.findOwned(this.model, id);
   }
 
-  /** The execution with this id, created `starting` when it is not recorded yet. */
-  async open(id: string, fields: NewHandlerRun) {
-    const { doc } = await findOrCreate(
+  /** The execution with this id, created `starting` when it is not recorded yet (`created`: by this call). Most
+   * calls are an execution's first attempt: the insert goes first. */
+  open(id: string, fields: NewHandlerRun) {
+    return createOrFind(
       () => this.get(id),
       async () =>
         (
@@ -30,7 +31,6 @@ export class HandlerRunsRepository extends TenantRepository {
           })
         ).toObject(),
     );
-    return doc;
   }
 
   started(id: string, runId: string, requestId: string | null) {
