@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { workflowIds } from '@contracts';
-import { chainRunModel } from '@lib/chains/chain-run.schema';
 import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
 import { createRunnableChain, finished, startRun, userText } from './helpers/chains';
 import { createTestOrg, type TestOrg } from './helpers/org';
@@ -34,7 +33,7 @@ describe('action chain runs: the worker’s copy of an execution', function () {
     org = await createTestOrg(env, 'Chain Cache Org');
   });
 
-  const runs = () => env.deps.db.model(chainRunModel);
+  const runs = () => env.deps.repos.tenant(org.organizationId).chainRuns;
   const threeSteps = () =>
     createRunnableChain(env, org, [
       { stepOrder: 1, name: 'one', instructions: 'one', outputSchema: obj({ a: str }) },
@@ -44,7 +43,7 @@ describe('action chain runs: the worker’s copy of an execution', function () {
 
   it('runs a step again on the current state when another writer changed it meanwhile', async () => {
     const chain = await threeSteps();
-    let runId!: Promise<string>;
+    const started = { runId: Promise.resolve('') };
     let wrote = false;
     chain.answer(async (body) => {
       const text = userText(body);
@@ -52,21 +51,19 @@ describe('action chain runs: the worker’s copy of an execution', function () {
       if (text.startsWith('two')) {
         if (!wrote) {
           wrote = true;
-          // Another worker's write of the state, after this step read it.
-          const id = await runId;
-          const run = await runs().findById(id).lean();
+          // Another worker's write of the state (recordStep moves stateVersion on), after this step read it.
+          const id = await started.runId;
+          const run = await runs().get(id);
           const state = { ...(JSON.parse(run!.stateJson) as object), other: 'O' };
-          await runs().updateOne(
-            { _id: id },
-            { $set: { stateJson: JSON.stringify(state) }, $inc: { stateVersion: 1 } },
-          );
+          const other = { ...run!.stepResults[chain.stepIds[0]!]!, detail: 'written elsewhere' };
+          expect(await runs().recordStep(id, 1, other, JSON.stringify(state))).to.equal(true);
         }
         return { content: JSON.stringify({ b: `B(${text})` }) };
       }
       return { content: '{"c":"C"}' };
     });
-    runId = startRun(env, org, chain.chainId, { payload: {} }).then((r) => r.runId);
-    const done = await finished(env, org, chain.chainId, await runId);
+    started.runId = startRun(env, org, chain.chainId, { payload: {} }).then((r) => r.runId);
+    const done = await finished(env, org, chain.chainId, await started.runId);
     expect(done.status).to.equal('success');
     // The other write is kept, and the step's answer is the one asked over the state that has it.
     expect(done.state).to.deep.include({ a: 'A', other: 'O', b: 'B(two A O)', c: 'C' });
@@ -76,25 +73,29 @@ describe('action chain runs: the worker’s copy of an execution', function () {
 
   it('stops an execution whose run was re-run while a step asked the model, writing nothing', async () => {
     const chain = await threeSteps();
-    let runId!: Promise<string>;
+    const started = { runId: Promise.resolve('') };
     chain.answer(async (body) => {
       const text = userText(body);
       if (text.startsWith('two')) {
         // What a re-run does to the run: the next generation owns it.
-        await runs().updateOne({ _id: await runId }, { $inc: { generation: 1 } });
+        const id = await started.runId;
+        await runs().finish(id, 1, 'failed', 'interrupted');
+        await runs().rerun(id, { status: 'running', messageId: 'msg_rerun', startedByUserId: 'user_x' });
         return { content: '{"b":"B"}' };
       }
       return { content: '{"a":"A"}' };
     });
-    runId = startRun(env, org, chain.chainId, { payload: {} }).then((r) => r.runId);
-    const id = await runId;
+    started.runId = startRun(env, org, chain.chainId, { payload: {} }).then((r) => r.runId);
+    const id = await started.runId;
     const handle = env.deps.temporal.client.workflow.getHandle(
       workflowIds.chainRun(org.organizationId, id, 1),
     );
     const result = (await handle.result()) as { status: string; statusMessage: string };
     expect(result).to.deep.equal({ status: 'failed', statusMessage: 'the run was re-run or deleted' });
-    const run = await runs().findById(id).lean();
+    const run = await runs().get(id);
+    expect(run!.generation).to.equal(2);
     expect(JSON.parse(run!.stateJson)).to.deep.equal({ input: {}, a: 'A' });
+    expect(Object.keys(run!.stepResults)).to.deep.equal([chain.stepIds[0]]);
     expect(chain.calls().map((b) => userText(b))).to.deep.equal(['one', 'two A ']);
   });
 });
