@@ -1,6 +1,6 @@
 import { endSessionsOf } from '@lib/browser-sessions/browser-sessions.service';
 import { createHash } from 'node:crypto';
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import {
   FAILURES,
@@ -24,6 +24,7 @@ import type { Config } from '@lib/config';
 import type { CreditsService } from '@lib/credits/credits.service';
 import type { Logger } from '@lib/logger';
 import type { Repositories, TenantRepositories } from '@lib/repositories';
+import { ExecutionCache, snapshotOf, type ExecutionSnapshot, type State } from './execution-cache';
 import { answerStep, type StepAnswer } from './step-model';
 import { loadStepTools, type StepRunRef, type StepToolDeps, type StepTools } from './step-tools';
 
@@ -34,10 +35,8 @@ export interface ChainActivityDeps extends StepToolDeps {
   chains: Config['chains'];
   runs: Pick<ChainRunsService, 'createRun'>;
   /** Model calls of steps are paid with the organization's credits. */
-  credits: Pick<CreditsService, 'requireCredits' | 'recordUsage'>;
+  credits: Pick<CreditsService, 'balance' | 'requireCredits' | 'recordUsage'>;
 }
-
-type State = Record<string, unknown>;
 
 interface StepRun {
   tenant: TenantRepositories;
@@ -47,9 +46,17 @@ interface StepRun {
   runRef: StepRunRef;
   state: State;
   stepResult: { outcome: StepOutcome; generation: number } | undefined;
+  /** the worker's copy of the execution this step run was read from */
+  snapshot: ExecutionSnapshot;
 }
 
 const superseded = (message: string) => ApplicationFailure.nonRetryable(message, FAILURES.chainRunSuperseded);
+
+/** The worker's copy of an execution was outdated: the step is run again on the state read afresh. */
+class StaleSnapshot extends Error {}
+
+/** A retried attempt reads the run afresh: the attempt before it may have written it from another worker. */
+const retried = () => Context.current().info.attempt > 1;
 const failed = (detail: string): ChainStepOutcome => ({ kind: 'failed', detail });
 
 /** The properties an output schema declares: all a step adds to the state (a model may answer more). */
@@ -69,32 +76,50 @@ function outputFields(step: StepDoc, value: unknown): State {
 }
 
 export function createChainActivities(deps: ChainActivityDeps) {
-  /** The execution's run, chain and step; a run re-run or deleted meanwhile stops the execution. */
-  async function load(input: ChainStepInput): Promise<StepRun> {
+  const executions = new ExecutionCache();
+
+  /** Reads an execution's run, chain, steps and attachments (one round) and keeps them for its next steps. */
+  async function readExecution(input: ChainRunInput): Promise<ExecutionSnapshot> {
     const tenant = deps.repos.tenant(input.organizationId);
-    // One round of reads by id: a step costs as few database round trips as it can. (An execution started
-    // before its input named the chain reads the chain after the run.)
-    const [run, step, attachments, chainById] = await Promise.all([
+    // (An execution started before its input named the chain reads the chain after the run.)
+    const definition = (actionChainId: string) =>
+      Promise.all([
+        tenant.chains.get(actionChainId),
+        tenant.chains.listSteps(actionChainId),
+        tenant.chainAttachments.listForChain(actionChainId),
+      ]);
+    const [run, byInput] = await Promise.all([
       tenant.chainRuns.get(input.runId),
-      tenant.chains.getStepById(input.stepId),
-      tenant.chainAttachments.listForStep(input.stepId),
-      input.actionChainId ? tenant.chains.get(input.actionChainId) : undefined,
+      input.actionChainId ? definition(input.actionChainId) : undefined,
     ]);
     if (!run) throw superseded('the run was deleted');
     if (run.generation !== input.generation) throw superseded('the run was re-run');
-    const chain =
-      input.actionChainId === run.actionChainId ? chainById : await tenant.chains.get(run.actionChainId);
+    const [chain, steps, attachments] =
+      input.actionChainId === run.actionChainId ? byInput! : await definition(run.actionChainId);
     if (!chain) throw superseded('the chain was deleted');
-    if (step?.actionChainId !== run.actionChainId)
-      throw ApplicationFailure.nonRetryable('the step was deleted', FAILURES.chainStepFailed);
+    const snapshot = snapshotOf(run, chain, steps, attachments);
+    executions.set(input, snapshot);
+    return snapshot;
+  }
+
+  /**
+   * The execution's run, chain and step: from the worker's copy of the execution when it has one (see
+   * ExecutionSnapshot), else read. A run re-run or deleted meanwhile stops the execution.
+   */
+  async function load(input: ChainStepInput, fresh = retried()): Promise<StepRun> {
+    const cached = fresh ? undefined : executions.get(input);
+    const snapshot = cached ?? (await readExecution(input));
+    const step = snapshot.steps.get(input.stepId);
+    if (!step) throw ApplicationFailure.nonRetryable('the step was deleted', FAILURES.chainStepFailed);
     return {
-      tenant,
-      chain,
+      tenant: deps.repos.tenant(input.organizationId),
+      chain: snapshot.chain,
       step,
-      attachments,
-      runRef: { actionChainId: run.actionChainId, runId: run._id, startedByUserId: run.startedByUserId },
-      state: JSON.parse(run.stateJson) as State,
-      stepResult: run.stepResults[input.stepId],
+      attachments: snapshot.attachments.get(step._id) ?? [],
+      runRef: snapshot.runRef,
+      state: snapshot.state,
+      stepResult: snapshot.stepResults[input.stepId],
+      snapshot,
     };
   }
 
@@ -121,8 +146,12 @@ export function createChainActivities(deps: ChainActivityDeps) {
   }
 
   /** Renders the step's instructions and asks the model; returns its (schema-checked) answer. */
-  /** Whether the organization may pay for a model call: started early, awaited just before the call. */
-  function creditCheck(organizationId: string): Promise<void> {
+  /**
+   * Whether the organization may pay for a model call: started early, awaited just before the call. A positive
+   * balance this worker's last debit for the execution left is taken as it is (no read); anything else is read.
+   */
+  function creditCheck(organizationId: string, known?: ExecutionSnapshot): Promise<void> {
+    if (known?.balance !== undefined && known.balance > 0) return Promise.resolve();
     const check = deps.credits.requireCredits(organizationId).catch((err: unknown) => {
       if (err instanceof InsufficientCreditsError)
         throw ApplicationFailure.nonRetryable(
@@ -135,15 +164,22 @@ export function createChainActivities(deps: ChainActivityDeps) {
     return check;
   }
 
-  /** Pays for a step's model calls (run alongside the step's own write). */
-  async function bill(organizationId: string, stepId: string, usage: StepAnswer['usage']) {
-    for (const call of usage)
-      await deps.credits.recordUsage(organizationId, {
+  /** Pays for a step's model calls (run alongside the step's own write); keeps the balance it leaves. */
+  async function bill(
+    organizationId: string,
+    stepId: string,
+    usage: StepAnswer['usage'],
+    snapshot?: ExecutionSnapshot,
+  ) {
+    for (const call of usage) {
+      const { balance } = await deps.credits.recordUsage(organizationId, {
         purpose: 'chain-step',
         model: call.model,
         usage: { prompt_tokens: call.promptTokens, completion_tokens: call.completionTokens },
         reference: stepId,
       });
+      if (snapshot) snapshot.balance = balance;
+    }
   }
 
   async function ask(
@@ -194,18 +230,23 @@ export function createChainActivities(deps: ChainActivityDeps) {
     const { step } = run;
     if (step.failAfterRunningIf && (await guardHolds(step.failAfterRunningIf, state)))
       return failed(`failAfterRunningIf held: ${step.failAfterRunningIf}`);
-    await record(input, run.step, 'success', null, modelCalls, JSON.stringify(state));
+    await record(input, run, 'success', null, modelCalls, state);
     return { kind: 'success' as const };
   }
 
+  /**
+   * Records how the step ended (and the new state), only over the state the step read: a copy of the execution
+   * that another worker's write made stale throws StaleSnapshot; an execution that no longer owns the run stops.
+   */
   async function record(
     input: ChainStepInput,
-    step: StepDoc,
+    run: StepRun,
     outcome: StepOutcome,
     detail: string | null,
     modelCalls: number,
-    stateJson?: string,
+    state?: State,
   ) {
+    const { step, snapshot } = run;
     const result = {
       stepId: step._id,
       stepOrder: step.stepOrder,
@@ -216,10 +257,63 @@ export function createChainActivities(deps: ChainActivityDeps) {
       generation: input.generation,
       finishedAt: new Date(),
     };
-    const saved = await deps.repos
-      .tenant(input.organizationId)
-      .chainRuns.recordStep(input.runId, input.generation, result, stateJson);
-    if (!saved) throw superseded('the run was re-run or deleted');
+    const runs = run.tenant.chainRuns;
+    const saved = await runs.recordStepAt(
+      input.runId,
+      input.generation,
+      snapshot.version,
+      result,
+      state && JSON.stringify(state),
+    );
+    if (!saved) {
+      executions.delete(input);
+      const now = await runs.get(input.runId);
+      if (now?.generation === input.generation) throw new StaleSnapshot();
+      throw superseded('the run was re-run or deleted');
+    }
+    snapshot.version++;
+    snapshot.stepResults = { ...snapshot.stepResults, [step._id]: { outcome, generation: input.generation } };
+    if (state) snapshot.state = state;
+  }
+
+  /** One attempt at a step (see runChainStep), on the worker's copy of the execution unless `fresh`. */
+  async function runStep(input: ChainStepInput, fresh: boolean): Promise<ChainStepOutcome> {
+    const cached = fresh ? undefined : executions.get(input);
+    const credit = creditCheck(input.organizationId, cached);
+    const run = await load(input, fresh);
+    const { step, state, stepResult } = run;
+    if (stepResult?.generation === input.generation && stepResult.outcome !== 'failed')
+      return { kind: stepResult.outcome };
+    if (step.runIf && !(await guardHolds(step.runIf, state))) {
+      await record(input, run, 'skipped', `runIf did not hold: ${step.runIf}`, 0);
+      return { kind: 'skipped' };
+    }
+    if (step.failBeforeRunningIf && (await guardHolds(step.failBeforeRunningIf, state)))
+      return failed(`failBeforeRunningIf held: ${step.failBeforeRunningIf}`);
+    if (step.forEachElement) {
+      const selection = selectElements(step.forEachElement, state);
+      if (!selection.ok) return failed(selection.problem);
+      const runs = run.tenant.chainRuns;
+      const fingerprint = createHash('sha256').update(JSON.stringify(selection.elements)).digest('hex');
+      // Outputs of an earlier attempt over the same elements are kept (a resumed fan-out runs the rest);
+      // onlyStep always starts the step afresh.
+      if (
+        input.onlyStep !== undefined ||
+        (await runs.elementsFingerprint(input.runId, step._id)) !== fingerprint
+      ) {
+        await runs.clearElements(input.runId, step._id);
+        await runs.putElements(input.runId, step._id, selection.elements, fingerprint);
+      }
+      return { kind: 'fan-out', elements: selection.elements.length };
+    }
+    const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${step._id}`;
+    const tools = await loadStepTools(run.tenant, run.attachments, run.runRef, scope, deps);
+    const answer = await ask(run, tools, credit);
+    const [, outcome] = await Promise.all([
+      bill(input.organizationId, step._id, answer.usage, run.snapshot),
+      succeed(input, run, outputFields(step, answer.value), answer.modelCalls),
+    ]);
+    return outcome;
   }
 
   return {
@@ -227,15 +321,24 @@ export function createChainActivities(deps: ChainActivityDeps) {
      * (a re-run resumes at the first that did not), or only `onlyStep`. */
     async beginChainRun(input: ChainRunInput): Promise<ChainRunPlan> {
       const tenant = deps.repos.tenant(input.organizationId);
-      const [run, chainSteps] = await Promise.all([
+      // The same round reads what the steps need, for the worker's copy of the execution.
+      const [run, definition, balance] = await Promise.all([
         tenant.chainRuns.markRunning(input.runId, input.generation),
-        input.actionChainId ? tenant.chains.listSteps(input.actionChainId) : undefined,
+        input.actionChainId
+          ? Promise.all([
+              tenant.chains.get(input.actionChainId),
+              tenant.chains.listSteps(input.actionChainId),
+              tenant.chainAttachments.listForChain(input.actionChainId),
+            ])
+          : undefined,
+        deps.credits.balance(input.organizationId),
       ]);
       if (!run) throw superseded('the run was re-run or deleted');
-      const all =
+      const [chain, all, attachments] =
         input.actionChainId === run.actionChainId
-          ? chainSteps!
-          : await tenant.chains.listSteps(run.actionChainId);
+          ? definition!
+          : [undefined, await tenant.chains.listSteps(run.actionChainId), []];
+      if (chain) executions.set(input, snapshotOf(run, chain, all, attachments, balance));
       const steps = all.filter((s) =>
         input.onlyStep !== undefined
           ? s.stepOrder === input.onlyStep
@@ -252,41 +355,14 @@ export function createChainActivities(deps: ChainActivityDeps) {
      * workflows). A retry after the step was recorded returns what was recorded, without asking the model again.
      */
     async runChainStep(input: ChainStepInput): Promise<ChainStepOutcome> {
-      const credit = creditCheck(input.organizationId);
-      const run = await load(input);
-      const { step, state, stepResult } = run;
-      if (stepResult?.generation === input.generation && stepResult.outcome !== 'failed')
-        return { kind: stepResult.outcome };
-      if (step.runIf && !(await guardHolds(step.runIf, state))) {
-        await record(input, step, 'skipped', `runIf did not hold: ${step.runIf}`, 0);
-        return { kind: 'skipped' };
-      }
-      if (step.failBeforeRunningIf && (await guardHolds(step.failBeforeRunningIf, state)))
-        return failed(`failBeforeRunningIf held: ${step.failBeforeRunningIf}`);
-      if (step.forEachElement) {
-        const selection = selectElements(step.forEachElement, state);
-        if (!selection.ok) return failed(selection.problem);
-        const runs = run.tenant.chainRuns;
-        const fingerprint = createHash('sha256').update(JSON.stringify(selection.elements)).digest('hex');
-        // Outputs of an earlier attempt over the same elements are kept (a resumed fan-out runs the rest);
-        // onlyStep always starts the step afresh.
-        if (
-          input.onlyStep !== undefined ||
-          (await runs.elementsFingerprint(input.runId, step._id)) !== fingerprint
-        ) {
-          await runs.clearElements(input.runId, step._id);
-          await runs.putElements(input.runId, step._id, selection.elements, fingerprint);
+      for (let fresh = retried(); ; fresh = true) {
+        try {
+          return await runStep(input, fresh);
+        } catch (err) {
+          // Once only: a state read afresh is current.
+          if (!(err instanceof StaleSnapshot) || fresh) throw err;
         }
-        return { kind: 'fan-out', elements: selection.elements.length };
       }
-      const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${step._id}`;
-      const tools = await loadStepTools(run.tenant, run.attachments, run.runRef, scope, deps);
-      const answer = await ask(run, tools, credit);
-      const [, outcome] = await Promise.all([
-        bill(input.organizationId, step._id, answer.usage),
-        succeed(input, run, outputFields(step, answer.value), answer.modelCalls),
-      ]);
-      return outcome;
     },
 
     /** The elements of [from, to) of a fan-out step that have no output yet. */
@@ -404,14 +480,17 @@ export function createChainActivities(deps: ChainActivityDeps) {
           generation: input.generation,
           finishedAt: new Date(),
         });
-      await tenant.chainRuns.finish(input.runId, input.generation, input.status, input.statusMessage);
-      // The run's browser sessions end with it.
-      if (actionChainId)
-        await endSessionsOf(deps.repos, deps.temporal, input.organizationId, {
-          type: 'chain_run',
-          actionChainId,
-          runId: input.runId,
-        });
+      // The run's browser sessions end with it (no step of the execution runs any more: in the same round).
+      await Promise.all([
+        tenant.chainRuns.finish(input.runId, input.generation, input.status, input.statusMessage),
+        actionChainId &&
+          endSessionsOf(deps.repos, deps.temporal, input.organizationId, {
+            type: 'chain_run',
+            actionChainId,
+            runId: input.runId,
+          }),
+      ]);
+      executions.delete(input);
       deps.logger.info(
         { organizationId: input.organizationId, runId: input.runId, status: input.status },
         'chain run finished',

@@ -47,6 +47,9 @@ export const chainRunSchema = new Schema(
     startedByUserId: { type: String, required: true },
     /** by stepId: how each step ended, in the execution that ran it last */
     stepResults: { type: Map, of: stepResultSchema, default: {} },
+    /** counts writes of `stateJson`/`stepResults`: a worker's cached copy of them is current while it matches
+     * (absent in runs written before it was added: 0) */
+    stateVersion: { type: Number, default: 0 },
     startedAt: { type: Date, default: null },
     finishedAt: { type: Date, default: null },
   },

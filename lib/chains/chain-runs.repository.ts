@@ -82,7 +82,33 @@ export class ChainRunsRepository extends TenantRepository {
   async recordStep(runId: string, generation: number, result: StepResult, stateJson?: string) {
     const { matchedCount } = await this.runs.updateOne(this.current(runId, generation), {
       $set: { [`stepResults.${result.stepId}`]: result, ...(stateJson ? { stateJson } : {}) },
+      $inc: { stateVersion: 1 },
     });
+    return matchedCount > 0;
+  }
+
+  /**
+   * recordStep, only while the run's state is still at `stateVersion` (the copy the caller computed the new
+   * state from): false when it is not, or when the execution no longer owns the run.
+   */
+  async recordStepAt(
+    runId: string,
+    generation: number,
+    stateVersion: number,
+    result: StepResult,
+    stateJson?: string,
+  ) {
+    const { matchedCount } = await this.runs.updateOne(
+      // Runs written before stateVersion existed have none: version 0.
+      {
+        ...this.current(runId, generation),
+        stateVersion: stateVersion === 0 ? { $in: [0, null] } : stateVersion,
+      },
+      {
+        $set: { [`stepResults.${result.stepId}`]: result, ...(stateJson ? { stateJson } : {}) },
+        $inc: { stateVersion: 1 },
+      },
+    );
     return matchedCount > 0;
   }
 

@@ -21,7 +21,7 @@ export const stepAttachmentSchema = new Schema(
   },
   { timestamps: true, versionKey: false },
 );
-// Serves: a step's attachments (list, and what a run gives the model); a chain's (deleting it).
+// Serves: a step's attachments (list); a chain's (what a run's steps give the model, and deleting it).
 stepAttachmentSchema.index({ organizationId: 1, stepId: 1, kind: 1 });
 stepAttachmentSchema.index({ organizationId: 1, actionChainId: 1 });
 // Serves: removing an agent's or knowledge base's attachments when it is deleted.

@@ -23,6 +23,14 @@ export class ChainAttachmentsRepository extends TenantRepository {
       .lean<StepAttachmentDoc[]>();
   }
 
+  /** The attachments of every step of a chain (what a run's steps give the model). */
+  listForChain(actionChainId: string) {
+    return this.steps
+      .find(this.scope<StepAttachmentDoc>({ actionChainId }))
+      .sort({ createdAt: 1, _id: 1 })
+      .lean<StepAttachmentDoc[]>();
+  }
+
   async getForStep(stepId: string, kind: StepAttachmentKind, targetId: string) {
     const doc = await this.findOwned(this.steps, stepAttachmentId(stepId, kind, targetId));
     return doc;

@@ -1,0 +1,84 @@
+import type { ChainRunInput } from '@contracts';
+import type { ChainDoc, StepDoc } from '@lib/chains/chain.schema';
+import type { ChainRun } from '@lib/chains/chain-runs.repository';
+import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
+import type { StepOutcome } from '@lib/chains/chain-run.schema';
+import type { StepRunRef } from './step-tools';
+
+export type State = Record<string, unknown>;
+
+/**
+ * What a worker holds of one execution of a chain run between its steps, so that a step asks the model without
+ * reading the database first: the run's state at `version` (its stateVersion), and the chain, its steps and
+ * their attachments as they were read when the execution began (or when this worker first ran one of its steps).
+ *
+ * It is only a copy: every write of the state is conditional on `version` (recordStepAt), so a copy that
+ * another worker's write made stale is found out, read again, and the step run again on the current state. What
+ * is found out later than with a read before every step: a run re-run or deleted meanwhile is noticed when the
+ * step records its result (after its model call, which is charged); and edits of the chain, its steps or their
+ * attachments while an execution runs may apply only from its next execution (a re-run).
+ */
+export interface ExecutionSnapshot {
+  chain: ChainDoc;
+  steps: Map<string, StepDoc>;
+  attachments: Map<string, StepAttachmentDoc[]>;
+  runRef: StepRunRef;
+  state: State;
+  stepResults: Record<string, { outcome: StepOutcome; generation: number }>;
+  version: number;
+  /** The organization's balance after this worker's last debit for the execution (undefined: not known). */
+  balance?: number;
+}
+
+export function snapshotOf(
+  run: ChainRun,
+  chain: ChainDoc,
+  steps: StepDoc[],
+  attachments: StepAttachmentDoc[],
+  balance?: number,
+): ExecutionSnapshot {
+  const byStep = new Map<string, StepAttachmentDoc[]>();
+  for (const a of attachments) byStep.set(a.stepId, [...(byStep.get(a.stepId) ?? []), a]);
+  return {
+    chain,
+    steps: new Map(steps.map((s) => [s._id, s])),
+    attachments: byStep,
+    runRef: { actionChainId: run.actionChainId, runId: run._id, startedByUserId: run.startedByUserId },
+    state: JSON.parse(run.stateJson) as State,
+    stepResults: { ...run.stepResults },
+    version: (run as { stateVersion?: number }).stateVersion ?? 0,
+    balance,
+  };
+}
+
+/** The snapshots of the executions this worker ran last (a bounded number, least recently used dropped). */
+export class ExecutionCache {
+  private readonly entries = new Map<string, ExecutionSnapshot>();
+
+  constructor(private readonly capacity = 256) {}
+
+  static key(input: ChainRunInput) {
+    return `${input.organizationId}:${input.runId}:${input.generation}`;
+  }
+
+  get(input: ChainRunInput): ExecutionSnapshot | undefined {
+    const key = ExecutionCache.key(input);
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+    }
+    return hit;
+  }
+
+  set(input: ChainRunInput, snapshot: ExecutionSnapshot) {
+    const key = ExecutionCache.key(input);
+    this.entries.delete(key);
+    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, snapshot);
+  }
+
+  delete(input: ChainRunInput) {
+    this.entries.delete(ExecutionCache.key(input));
+  }
+}
