@@ -26,6 +26,8 @@ export interface ExecutionSnapshot {
   state: State;
   stepResults: Record<string, { outcome: StepOutcome; generation: number }>;
   version: number;
+  /** The length of the state's JSON: a copy of a large state is not kept (MAX_CACHED_STATE_CHARS). */
+  stateChars: number;
   /** The organization's balance after this worker's last debit for the execution (undefined: not known). */
   balance?: number;
 }
@@ -47,9 +49,13 @@ export function snapshotOf(
     state: JSON.parse(run.stateJson) as State,
     stepResults: { ...run.stepResults },
     version: (run as { stateVersion?: number }).stateVersion ?? 0,
+    stateChars: run.stateJson.length,
     balance,
   };
 }
+
+/** Executions whose state's JSON is longer are read before every step: the cache holds at most 256 × 256 KB. */
+export const MAX_CACHED_STATE_CHARS = 256 * 1024;
 
 /** The snapshots of the executions this worker ran last (a bounded number, least recently used dropped). */
 export class ExecutionCache {
@@ -74,6 +80,7 @@ export class ExecutionCache {
   set(input: ChainRunInput, snapshot: ExecutionSnapshot) {
     const key = ExecutionCache.key(input);
     this.entries.delete(key);
+    if (snapshot.stateChars > MAX_CACHED_STATE_CHARS) return;
     if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, snapshot);
   }

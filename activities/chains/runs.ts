@@ -24,7 +24,13 @@ import type { Config } from '@lib/config';
 import type { CreditsService } from '@lib/credits/credits.service';
 import type { Logger } from '@lib/logger';
 import type { Repositories, TenantRepositories } from '@lib/repositories';
-import { ExecutionCache, snapshotOf, type ExecutionSnapshot, type State } from './execution-cache';
+import {
+  ExecutionCache,
+  MAX_CACHED_STATE_CHARS,
+  snapshotOf,
+  type ExecutionSnapshot,
+  type State,
+} from './execution-cache';
 import { answerStep, type StepAnswer } from './step-model';
 import { loadStepTools, type StepRunRef, type StepToolDeps, type StepTools } from './step-tools';
 
@@ -258,13 +264,8 @@ export function createChainActivities(deps: ChainActivityDeps) {
       finishedAt: new Date(),
     };
     const runs = run.tenant.chainRuns;
-    const saved = await runs.recordStepAt(
-      input.runId,
-      input.generation,
-      snapshot.version,
-      result,
-      state && JSON.stringify(state),
-    );
+    const stateJson = state && JSON.stringify(state);
+    const saved = await runs.recordStepAt(input.runId, input.generation, snapshot.version, result, stateJson);
     if (!saved) {
       executions.delete(input);
       const now = await runs.get(input.runId);
@@ -273,7 +274,11 @@ export function createChainActivities(deps: ChainActivityDeps) {
     }
     snapshot.version++;
     snapshot.stepResults = { ...snapshot.stepResults, [step._id]: { outcome, generation: input.generation } };
-    if (state) snapshot.state = state;
+    if (state && stateJson) {
+      snapshot.state = state;
+      snapshot.stateChars = stateJson.length;
+      if (stateJson.length > MAX_CACHED_STATE_CHARS) executions.delete(input);
+    }
   }
 
   /** One attempt at a step (see runChainStep), on the worker's copy of the execution unless `fresh`. */
