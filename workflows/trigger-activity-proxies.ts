@@ -4,7 +4,7 @@ import type { Activities } from './activity-proxies';
 // Handler starts and fire bookkeeping: our own database and a workflow start. What cannot succeed (the target is
 // gone, the payload does not fit) comes back as a `failed` outcome, not an error; errors are outages and are
 // retried with growing pauses for about an hour before the handler's execution is recorded as failed.
-export const triggerStore = proxyActivities<Activities>({
+const storeOptions = {
   startToCloseTimeout: '1 minute',
   retry: {
     initialInterval: '1 second',
@@ -12,7 +12,8 @@ export const triggerStore = proxyActivities<Activities>({
     maximumInterval: '1 minute',
     maximumAttempts: 70,
   },
-});
+} as const;
+export const triggerStore = proxyActivities<Activities>(storeOptions);
 
 // The schedule reconciler: one sweep, retried briefly (the next sweep comes a minute later anyway).
 export const reconcilerStore = proxyActivities<Activities>({
@@ -23,12 +24,4 @@ export const reconcilerStore = proxyActivities<Activities>({
 // The same work as local activities, run in the worker that runs the workflow task: no round trip through the
 // Temporal server per call. For what is short (a few reads and writes, a workflow start) in a workflow that runs
 // it inline; retried like triggerStore (beyond a minute of retries a local activity waits on a timer).
-export const triggerLocal = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 70,
-  },
-});
+export const triggerLocal = proxyLocalActivities<Activities>(storeOptions);
