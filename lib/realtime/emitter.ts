@@ -18,7 +18,12 @@ export function orderedPublisher(redis: Redis) {
   });
   return {
     publish(channel: string, message: Buffer | string): Promise<number> {
-      if (redis.status === 'ready' && held.length === 0) return redis.publish(channel, message);
+      if (redis.status === 'ready' && held.length === 0) {
+        // The emitter drops what publish returns: a failed publish (Redis gone) must not be an unhandled rejection.
+        const published = redis.publish(channel, message);
+        published.catch(() => undefined);
+        return published;
+      }
       if (held.length >= MAX_HELD) held.shift();
       held.push([channel, message]);
       if (redis.status === 'wait') redis.connect().catch(() => undefined);
