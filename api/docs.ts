@@ -25,9 +25,7 @@ export function docsRouter(): RequestHandler {
   router.get('/docs/redoc.standalone.js', (_req, res) => {
     res.sendFile(require.resolve('redoc/bundles/redoc.standalone.js'));
   });
-  return (req, res, next) => {
-    const path = req.path.toLowerCase();
-    if (path.startsWith('/openapi.') || path.startsWith('/docs')) return router(req, res, next);
-    next();
-  };
+  // Express routes case-insensitively: so does this test.
+  const mine = /^\/(openapi\.|docs)/i;
+  return (req, res, next) => (mine.test(req.path) ? router(req, res, next) : next());
 }

@@ -12,7 +12,7 @@ export type State = Record<string, unknown>;
  * reading the database first: the run's state at `version` (its stateVersion), and the chain, its steps and
  * their attachments as they were read when the execution began (or when this worker first ran one of its steps).
  *
- * It is only a copy: every write of the state is conditional on `version` (recordStepAt), so a copy that
+ * It is only a copy: every write of the state is conditional on `version` (recordStep with a stateVersion), so a copy that
  * another worker's write made stale is found out, read again, and the step run again on the current state. What
  * is found out later than with a read before every step: a run re-run or deleted meanwhile is noticed when the
  * step records its result (after its model call, which is charged); and edits of the chain, its steps or their

@@ -81,6 +81,15 @@ function outputFields(step: StepDoc, value: unknown): State {
   );
 }
 
+/** A chain, its steps and their attachments: what an execution's steps need, in one round of reads. */
+function readDefinition(tenant: TenantRepositories, actionChainId: string) {
+  return Promise.all([
+    tenant.chains.get(actionChainId),
+    tenant.chains.listSteps(actionChainId),
+    tenant.chainAttachments.listForChain(actionChainId),
+  ]);
+}
+
 export function createChainActivities(deps: ChainActivityDeps) {
   const executions = new ExecutionCache();
 
@@ -88,32 +97,28 @@ export function createChainActivities(deps: ChainActivityDeps) {
   async function readExecution(input: ChainRunInput): Promise<ExecutionSnapshot> {
     const tenant = deps.repos.tenant(input.organizationId);
     // (An execution started before its input named the chain reads the chain after the run.)
-    const definition = (actionChainId: string) =>
-      Promise.all([
-        tenant.chains.get(actionChainId),
-        tenant.chains.listSteps(actionChainId),
-        tenant.chainAttachments.listForChain(actionChainId),
-      ]);
     const [run, byInput] = await Promise.all([
       tenant.chainRuns.get(input.runId),
-      input.actionChainId ? definition(input.actionChainId) : undefined,
+      input.actionChainId ? readDefinition(tenant, input.actionChainId) : undefined,
     ]);
     if (!run) throw superseded('the run was deleted');
     if (run.generation !== input.generation) throw superseded('the run was re-run');
     const [chain, steps, attachments] =
-      input.actionChainId === run.actionChainId ? byInput! : await definition(run.actionChainId);
+      input.actionChainId === run.actionChainId ? byInput! : await readDefinition(tenant, run.actionChainId);
     if (!chain) throw superseded('the chain was deleted');
     const snapshot = snapshotOf(run, chain, steps, attachments);
     executions.set(input, snapshot);
     return snapshot;
   }
 
+  /** The worker's copy of an execution, unless this is a retried attempt (which reads afresh). */
+  const cachedExecution = (input: ChainRunInput) => (retried() ? undefined : executions.get(input));
+
   /**
-   * The execution's run, chain and step: from the worker's copy of the execution when it has one (see
+   * The execution's run, chain and step: from the worker's copy of the execution when there is one (see
    * ExecutionSnapshot), else read. A run re-run or deleted meanwhile stops the execution.
    */
-  async function load(input: ChainStepInput, fresh = retried()): Promise<StepRun> {
-    const cached = fresh ? undefined : executions.get(input);
+  async function load(input: ChainStepInput, cached: ExecutionSnapshot | undefined): Promise<StepRun> {
     const snapshot = cached ?? (await readExecution(input));
     const step = snapshot.steps.get(input.stepId);
     if (!step) throw ApplicationFailure.nonRetryable('the step was deleted', FAILURES.chainStepFailed);
@@ -138,7 +143,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
     if (!ctx) {
       if (fanOutContexts.size >= 16) fanOutContexts.delete(fanOutContexts.keys().next().value!);
       ctx = (async () => {
-        const run = await load(input);
+        const run = await load(input, cachedExecution(input));
         const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${input.stepId}`;
         return {
           ...run,
@@ -265,7 +270,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
     };
     const runs = run.tenant.chainRuns;
     const stateJson = state && JSON.stringify(state);
-    const saved = await runs.recordStepAt(input.runId, input.generation, snapshot.version, result, stateJson);
+    const saved = await runs.recordStep(input.runId, input.generation, result, stateJson, snapshot.version);
     if (!saved) {
       executions.delete(input);
       const now = await runs.get(input.runId);
@@ -285,7 +290,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
   async function runStep(input: ChainStepInput, fresh: boolean): Promise<ChainStepOutcome> {
     const cached = fresh ? undefined : executions.get(input);
     const credit = creditCheck(input.organizationId, cached);
-    const run = await load(input, fresh);
+    const run = await load(input, cached);
     const { step, state, stepResult } = run;
     if (stepResult?.generation === input.generation && stepResult.outcome !== 'failed')
       return { kind: stepResult.outcome };
@@ -329,13 +334,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
       // The same round reads what the steps need, for the worker's copy of the execution.
       const [run, definition, balance] = await Promise.all([
         tenant.chainRuns.markRunning(input.runId, input.generation),
-        input.actionChainId
-          ? Promise.all([
-              tenant.chains.get(input.actionChainId),
-              tenant.chains.listSteps(input.actionChainId),
-              tenant.chainAttachments.listForChain(input.actionChainId),
-            ])
-          : undefined,
+        input.actionChainId ? readDefinition(tenant, input.actionChainId) : undefined,
         deps.credits.balance(input.organizationId),
       ]);
       if (!run) throw superseded('the run was re-run or deleted');
@@ -401,7 +400,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
 
     /** Joins a fan-out step's outputs to the state: each output field as an array in element order. */
     async collectChainFanOut(input: ChainStepInput): Promise<ChainStepOutcome> {
-      const run = await load(input);
+      const run = await load(input, cachedExecution(input));
       const runs = run.tenant.chainRuns;
       const outputs = await runs.elementOutputs(input.runId, input.stepId);
       const missing = outputs.findIndex((o) => o.outputJson === null);

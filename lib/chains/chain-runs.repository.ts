@@ -79,31 +79,24 @@ export class ChainRunsRepository extends TenantRepository {
 
   /** Records how a step ended and, when it produced output, the new state. */
   /** Whether the execution still owned the run (false: it was re-run or deleted, and nothing was written). */
-  async recordStep(runId: string, generation: number, result: StepResult, stateJson?: string) {
-    const { matchedCount } = await this.runs.updateOne(this.current(runId, generation), {
-      $set: { [`stepResults.${result.stepId}`]: result, ...(stateJson ? { stateJson } : {}) },
-      $inc: { stateVersion: 1 },
-    });
-    return matchedCount > 0;
-  }
-
   /**
-   * recordStep, only while the run's state is still at `stateVersion` (the copy the caller computed the new
-   * state from): false when it is not, or when the execution no longer owns the run.
+   * Records a step's result (and the new state) while the execution owns the run; with `stateVersion`, only while
+   * the run's state is still at that version (the copy the caller computed the new state from). False otherwise.
    */
-  async recordStepAt(
+  async recordStep(
     runId: string,
     generation: number,
-    stateVersion: number,
     result: StepResult,
     stateJson?: string,
+    stateVersion?: number,
   ) {
+    // Runs written before stateVersion existed have none: version 0.
+    const atVersion =
+      stateVersion === undefined
+        ? {}
+        : { stateVersion: stateVersion === 0 ? { $in: [0, null] } : stateVersion };
     const { matchedCount } = await this.runs.updateOne(
-      // Runs written before stateVersion existed have none: version 0.
-      {
-        ...this.current(runId, generation),
-        stateVersion: stateVersion === 0 ? { $in: [0, null] } : stateVersion,
-      },
+      { ...this.current(runId, generation), ...atVersion },
       {
         $set: { [`stepResults.${result.stepId}`]: result, ...(stateJson ? { stateJson } : {}) },
         $inc: { stateVersion: 1 },
