@@ -32,6 +32,7 @@ import { usersHandlers } from './routes/users';
 import { metricsHandlers } from './routes/metrics';
 import { webhookBodyParser, webhooksHandlers } from './routes/webhooks';
 import { narrowValidatorRouteLookup } from './route-lookup';
+import { skipNoopParameterMutation } from './parameter-mutation';
 import { cacheValidatorRouteMatchers } from './route-matchers';
 import { appSessionAuthHandler, bearerAuthHandler, metricsTokenAuthHandler } from './security';
 
@@ -86,6 +87,7 @@ export function createApp(deps: Deps): Express {
   );
   app.use(docsRouter());
   cacheValidatorRouteMatchers();
+  skipNoopParameterMutation();
   const validator = OpenApiValidator.middleware({
     apiSpec: openApiSpecPath(),
     validateRequests: { allowUnknownQueryParameters: false },

@@ -10,7 +10,7 @@
  * (bench/lib/bench-server.ts).
  * Needs the stack env (MONGODB_URI, JWT_SECRET, …): run it through `node bench/run.mjs api-read`.
  * Other knobs: MEMBERS (default 50), BENCH_LOG_LEVEL (API log level, default silent; output is discarded),
- * PROFILE=1 (write a V8 CPU profile of each server to .stack/bench-profiles).
+ * PROFILE=1 (write a V8 CPU profile of each server to .stack/bench-profiles), ONLY (one endpoint's label).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -38,6 +38,8 @@ const WARMUP_SECONDS = num('WARMUP_SECONDS', 2);
 const ROUNDS = num('ROUNDS', 4);
 const MEMBERS = num('MEMBERS', 50);
 const MODES = ['api', 'baseline'] as const;
+/** ONLY='GET /orgs/{org}' measures one endpoint (e.g. with PROFILE=1, to profile it alone). */
+const ONLY = process.env.ONLY;
 
 /** Waits for the child's next message of `type`, after sending `request` when given. */
 function ask<T extends FromChild['type']>(
@@ -108,7 +110,7 @@ async function main() {
   const endpoints = [
     { label: 'GET /orgs/{org}', path: `/orgs/${boot.organizationId}` },
     { label: 'GET /orgs/{org}/users', path: `/orgs/${boot.organizationId}/users` },
-  ];
+  ].filter((e) => !ONLY || e.label === ONLY);
   const rows: string[][] = [];
   const ratios: string[] = [];
   for (const { label, path } of endpoints) {
