@@ -32,8 +32,17 @@ mongoose.set('skipOriginalStackTraces', true);
  */
 export function readById<T>(model: Model<T>, id: unknown): Promise<T | null> {
   if (typeof id !== 'string') return Promise.resolve(null);
-  const collection = model.collection as unknown as mongoose.mongo.Collection<{ _id: string }>;
-  return collection.findOne({ _id: id }) as Promise<T | null>;
+  return driverCollection(model).findOne({ _id: id }) as Promise<T | null>;
+}
+
+/**
+ * A model's collection as the driver sees it, for the few writes that run on every chain step (issue 12: mongoose's
+ * casting, hooks and timestamps were most of a step's CPU in the service beyond the bare activity). A write
+ * through it gets nothing from the schema: the caller passes every field in its stored type, sets the timestamps
+ * itself, and filters on organizationId as any tenant write does.
+ */
+export function driverCollection<T>(model: Model<T>) {
+  return model.collection as unknown as mongoose.mongo.Collection<mongoose.mongo.Document & { _id: string }>;
 }
 
 export function defineModel<S extends Schema>(name: string, collection: string, schema: S): ModelDef<S> {
