@@ -1,3 +1,4 @@
+import { driverCollection } from '@lib/db/connection';
 import { findPage } from '@lib/db/find-page';
 import { TenantRepository } from '@lib/db/tenant-repository';
 import type { PageRequest } from '@lib/paging';
@@ -67,21 +68,22 @@ export class ChainRunsRepository extends TenantRepository {
     return { _id: runId, organizationId: this.organizationId, generation };
   }
 
-  markRunning(runId: string, generation: number) {
-    return this.runs
-      .findOneAndUpdate(
-        this.current(runId, generation),
-        { $set: { status: 'running', startedAt: new Date() } },
-        { new: true },
-      )
-      .lean<ChainRun>();
+  // The writes of every execution (markRunning, finish) and of every step (recordStep) go through the driver
+  // (see driverCollection): they set updatedAt themselves, as the schema's timestamps would.
+
+  async markRunning(runId: string, generation: number) {
+    const now = new Date();
+    return (await driverCollection(this.runs).findOneAndUpdate(
+      this.current(runId, generation),
+      { $set: { status: 'running', startedAt: now, updatedAt: now } },
+      { returnDocument: 'after' },
+    )) as ChainRun | null;
   }
 
-  /** Records how a step ended and, when it produced output, the new state. */
-  /** Whether the execution still owned the run (false: it was re-run or deleted, and nothing was written). */
   /**
    * Records a step's result (and the new state) while the execution owns the run; with `stateVersion`, only while
-   * the run's state is still at that version (the copy the caller computed the new state from). False otherwise.
+   * the run's state is still at that version (the copy the caller computed the new state from). False otherwise
+   * (the run was re-run or deleted, or its state was written meanwhile), and nothing was written.
    */
   async recordStep(
     runId: string,
@@ -95,24 +97,43 @@ export class ChainRunsRepository extends TenantRepository {
       stateVersion === undefined
         ? {}
         : { stateVersion: stateVersion === 0 ? { $in: [0, null] } : stateVersion };
-    const { matchedCount } = await this.runs.updateOne(
+    // The result's fields in the schema's order, as mongoose would store the subdocument.
+    const stored: StepResult = {
+      stepId: result.stepId,
+      stepOrder: result.stepOrder,
+      name: result.name ?? '',
+      outcome: result.outcome,
+      detail: result.detail ?? null,
+      modelCalls: result.modelCalls ?? 0,
+      generation: result.generation,
+      finishedAt: result.finishedAt,
+    };
+    const { matchedCount } = await driverCollection(this.runs).updateOne(
       { ...this.current(runId, generation), ...atVersion },
       {
-        $set: { [`stepResults.${result.stepId}`]: result, ...(stateJson ? { stateJson } : {}) },
+        $set: {
+          [`stepResults.${result.stepId}`]: stored,
+          ...(stateJson ? { stateJson } : {}),
+          updatedAt: new Date(),
+        },
         $inc: { stateVersion: 1 },
       },
     );
     return matchedCount > 0;
   }
 
-  finish(runId: string, generation: number, status: 'success' | 'failed', statusMessage: string | null) {
-    return this.runs
-      .findOneAndUpdate(
-        this.current(runId, generation),
-        { $set: { status, statusMessage, finishedAt: new Date() } },
-        { new: true },
-      )
-      .lean<ChainRun>();
+  async finish(
+    runId: string,
+    generation: number,
+    status: 'success' | 'failed',
+    statusMessage: string | null,
+  ) {
+    const now = new Date();
+    return (await driverCollection(this.runs).findOneAndUpdate(
+      this.current(runId, generation),
+      { $set: { status, statusMessage, finishedAt: now, updatedAt: now } },
+      { returnDocument: 'after' },
+    )) as ChainRun | null;
   }
 
   async removeForChain(actionChainId: string) {

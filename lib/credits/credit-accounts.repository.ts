@@ -1,3 +1,4 @@
+import { driverCollection } from '@lib/db/connection';
 import { isDuplicateKey } from '@lib/db/duplicate-key';
 import { TenantRepository } from '@lib/db/tenant-repository';
 import { creditAccountModel, type CreditAccountDoc } from './credit-account.schema';
@@ -32,9 +33,12 @@ export class CreditAccountRepository extends TenantRepository {
 
   /** Takes `amount` credits (≥ 0) for usage; the account after, or null when it is not open yet. */
   debit(amount: number) {
-    return this.updateOwned(this.model, this.organizationId, {
-      $inc: { balance: -amount, spent: amount },
-    }) as Promise<CreditAccountDoc | null>;
+    // Every billed model call (each chain step) debits: through the driver (see driverCollection).
+    return driverCollection(this.model).findOneAndUpdate(
+      { _id: this.organizationId, organizationId: this.organizationId },
+      { $inc: { balance: -amount, spent: amount }, $set: { updatedAt: new Date() } },
+      { returnDocument: 'after' },
+    ) as Promise<CreditAccountDoc | null>;
   }
 
   /** Adds `amount` credits (negative: a correction); the account after, or null when it is not open yet. */

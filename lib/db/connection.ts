@@ -24,26 +24,36 @@ export type DocOf<S extends Schema> = {
 // as the service runs, that cost a few percent of the API's CPU on simple reads. The queries here run once.
 mongoose.set('skipOriginalStackTraces', true);
 
-type DriverCollection = mongoose.mongo.Collection<{ _id: string }>;
+type DriverCollection = mongoose.mongo.Collection<mongoose.mongo.Document & { _id: string }>;
 const driverCollections = new WeakMap<Model<unknown>, DriverCollection>();
 
 /**
  * A document by its string `_id`, as `findById(id).lean()` returns it, read with the driver. Mongoose's query
  * building and casting were a third of the CPU of a primary-key read, and these reads run several times per
  * request (credentials, membership, the resource); a lean read by a string key needs neither (no schema here
- * hides fields or applies read hooks). The driver's own collection, not mongoose's wrapper of it (which adds an
- * id, an argument copy and a promise per call). Anything but a string reads nothing.
+ * hides fields or applies read hooks). Anything but a string reads nothing.
  */
 export function readById<T>(model: Model<T>, id: unknown): Promise<T | null> {
   if (typeof id !== 'string') return Promise.resolve(null);
+  return driverCollection(model).findOne({ _id: id }) as Promise<T | null>;
+}
+
+/**
+ * A model's collection as the driver sees it: the driver's own collection, not mongoose's wrapper of it (which
+ * adds an id, an argument copy and a promise per call). For primary-key reads (readById) and the few writes that
+ * run on every chain step (issue 12: mongoose's casting, hooks and timestamps were most of a step's CPU in the
+ * service beyond the bare activity). A write through it gets nothing from the schema: the caller passes every
+ * field in its stored type, sets the timestamps itself, and filters on organizationId as any tenant write does.
+ */
+export function driverCollection<T>(model: Model<T>): DriverCollection {
   let collection = driverCollections.get(model as Model<unknown>);
   if (!collection) {
     const { db } = model.db;
     if (!db) throw new Error('database connection is not open');
-    collection = db.collection<{ _id: string }>(model.collection.collectionName);
+    collection = db.collection<mongoose.mongo.Document & { _id: string }>(model.collection.collectionName);
     driverCollections.set(model as Model<unknown>, collection);
   }
-  return collection.findOne({ _id: id }) as Promise<T | null>;
+  return collection;
 }
 
 export function defineModel<S extends Schema>(name: string, collection: string, schema: S): ModelDef<S> {
