@@ -36,6 +36,18 @@ describe('conversations and turns', () => {
     }>;
   const replyOf = async (conversationId: string) =>
     eventually(async () => (await messagesOf(conversationId)).find((m) => m.role === 'assistant'), 60_000);
+  /** The local activities a finished turn ran, in order, from its history. */
+  const localActivitiesOf = async (workflowId: string) => {
+    const handle = env.deps.temporal.client.workflow.getHandle(workflowId);
+    await handle.result();
+    const { events } = await handle.fetchHistory();
+    return (events ?? []).flatMap((e) => {
+      const marker = e.markerRecordedEventAttributes;
+      if (marker?.markerName !== 'core_local_activity') return [];
+      const data = marker.details!.data!.payloads![0]!.data!;
+      return [(JSON.parse(Buffer.from(data).toString()) as { activity_type: string }).activity_type];
+    });
+  };
 
   it('creates a conversation without a message, titling it, and returns at once', async () => {
     const { agentId } = await createTestAgent(env, org.organizationId);
@@ -244,15 +256,31 @@ describe('conversations and turns', () => {
     }).expect(201);
     await eventually(async () => (await messagesOf(first.body.conversationId)).length === 3);
     env.llm.on({ model }, { content: 'Second answer' }, 1);
-    await post({ agentId, conversationId: first.body.conversationId, message: 'Question two' }).expect(201);
+    const next = await post({
+      agentId,
+      conversationId: first.body.conversationId,
+      message: 'Question two',
+    }).expect(201);
     await eventually(async () => (await messagesOf(first.body.conversationId)).length === 5);
-    const second = env.llm.chatRequests.filter((r) => r.model === model)[1]!;
-    expect(second.messages.slice(1)).to.deep.equal([
+    const [opening, second] = env.llm.chatRequests.filter((r) => r.model === model);
+    // The turn that opened the conversation started from the setup the API handed over; the model saw what
+    // loadTurn would have read.
+    expect(opening!.messages).to.deep.equal([
+      { role: 'system', content: 'You are helpful.' },
+      { role: 'assistant', content: 'How can I help?' },
+      { role: 'user', content: 'Question one' },
+    ]);
+    expect(second!.messages.slice(1)).to.deep.equal([
       { role: 'assistant', content: 'How can I help?' },
       { role: 'user', content: 'Question one' },
       { role: 'assistant', content: 'First answer' },
       { role: 'user', content: 'Question two' },
     ]);
+    const turnId = (body: { conversationId: string; requestId: string }) =>
+      workflowIds.turn(org.organizationId, body.conversationId, body.requestId);
+    expect(await localActivitiesOf(turnId(first.body))).to.deep.equal(['saveReply']);
+    expect(await localActivitiesOf(turnId(next.body))).to.deep.equal(['loadTurn', 'saveReply']);
+    await recordHistory(env, turnId(first.body), 'turn-setup-from-input');
   });
 
   it('pages the messages of a conversation from the newest back, with a cursor to older pages', async () => {

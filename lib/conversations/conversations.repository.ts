@@ -79,16 +79,23 @@ export class ConversationsRepository extends TenantRepository {
     requestId: string,
     fields: Pick<ConversationDoc, 'agentId' | 'title' | 'creatorUserId' | 'isBrowserTask'>,
   ): Promise<ConversationDoc> {
+    return (await this.openForRequest(requestId, fields)).doc;
+  }
+
+  /** createForRequest, telling whether this call created the conversation (false: a repeat found it). */
+  openForRequest(
+    requestId: string,
+    fields: Pick<ConversationDoc, 'agentId' | 'title' | 'creatorUserId' | 'isBrowserTask'>,
+  ): Promise<{ doc: ConversationDoc; created: boolean }> {
     const id = `cnv_${digest(`${this.organizationId}\n${fields.creatorUserId}\n${requestId}`, 20)}`;
     // Usually a new request: the insert goes first (one round trip), a repeat finds what the first one wrote.
-    const { doc } = await createOrFind(
+    return createOrFind(
       () => this.get(id),
       async () =>
         (
           await this.conversations.create({ _id: id, organizationId: this.organizationId, ...fields })
         ).toObject(),
     );
-    return doc;
   }
 
   get(id: string) {
