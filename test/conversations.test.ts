@@ -283,6 +283,43 @@ describe('conversations and turns', () => {
     await recordHistory(env, turnId(first.body), 'turn-setup-from-input');
   });
 
+  it('lets the turn read its setup when it is too big to hand over, or the request repeats one cut short', async () => {
+    const { agentId, model } = await createTestAgent(env, org.organizationId);
+    env.llm.on({ model }, { content: 'Read it.' });
+    const turnId = (body: { conversationId: string; requestId: string }) =>
+      workflowIds.turn(org.organizationId, body.conversationId, body.requestId);
+    // Over MAX_INPUT_SETUP_BYTES (64 KB): the workflow input stays small, loadTurn reads the message.
+    const long = 'x'.repeat(70_000);
+    const big = await post({ agentId, message: long }).expect(201);
+    expect(await localActivitiesOf(turnId(big.body))).to.deep.equal(['loadTurn', 'saveReply']);
+    const [bigCall] = env.llm.chatRequests.filter((r) => r.model === model);
+    expect(bigCall!.messages.at(-1)).to.deep.equal({ role: 'user', content: long });
+    // An earlier attempt of this request opened the conversation and something was written to it since: the
+    // repeat does not know the conversation's history, so the turn reads it.
+    const repo = env.deps.repos.tenant(org.organizationId).conversations;
+    const earlier = await repo.createForRequest('repeated-request', {
+      agentId,
+      title: 'Cut short',
+      creatorUserId: org.owner.userId,
+      isBrowserTask: false,
+    });
+    await repo.putMessage({
+      conversationId: earlier._id,
+      requestId: 'meanwhile',
+      role: 'user',
+      status: 'complete',
+      text: 'Written meanwhile',
+    });
+    const repeat = await post({ agentId, requestId: 'repeated-request', message: 'Question' }).expect(201);
+    expect(repeat.body.conversationId).to.equal(earlier._id);
+    expect(await localActivitiesOf(turnId(repeat.body))).to.deep.equal(['loadTurn', 'saveReply']);
+    const repeatCall = env.llm.chatRequests.filter((r) => r.model === model)[1]!;
+    expect(repeatCall.messages.slice(1)).to.deep.equal([
+      { role: 'user', content: 'Written meanwhile' },
+      { role: 'user', content: 'Question' },
+    ]);
+  });
+
   it('pages the messages of a conversation from the newest back, with a cursor to older pages', async () => {
     const { agentId } = await createTestAgent(env, org.organizationId);
     const { conversationId } = (await post({ agentId, title: 'Paged' }).expect(201)).body;

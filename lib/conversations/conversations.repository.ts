@@ -169,6 +169,9 @@ export class ConversationsRepository extends TenantRepository {
    */
   async putMessage(
     fields: Pick<MessageDoc, 'conversationId' | 'requestId' | 'role' | 'status'> & { text: string },
+    /** false: the caller records the message on its conversation itself (recordLastMessage), for example
+     * while it does something else */
+    recordOnConversation = true,
   ) {
     const id = messageDocId(fields.conversationId, fields.requestId, fields.role);
     const { doc: message, created } = await createOrFind(
@@ -185,13 +188,16 @@ export class ConversationsRepository extends TenantRepository {
           content: [{ type: 'text', text: fields.text }],
         });
         const created = doc.toObject();
-        // $max: of two messages stored at once, the later one wins whichever write lands last.
-        await this.updateOwned(this.conversations, fields.conversationId, {
-          $max: { lastMessageCreatedAt: created.createdAt },
-        });
+        if (recordOnConversation) await this.recordLastMessage(fields.conversationId, created.createdAt);
         return created;
       },
     );
     return { message, created };
+  }
+
+  /** Marks a message as the conversation's newest unless a newer one is; idempotent. */
+  async recordLastMessage(conversationId: string, createdAt: Date): Promise<void> {
+    // $max: of two messages stored at once, the later one wins whichever write lands last.
+    await this.updateOwned(this.conversations, conversationId, { $max: { lastMessageCreatedAt: createdAt } });
   }
 }

@@ -201,13 +201,13 @@ export class ConversationsService {
       });
     }
     if (body.message) {
-      await repo.putMessage({
-        conversationId,
-        requestId,
-        role: 'user',
-        status: 'complete',
-        text: body.message,
-      });
+      const { message } = await repo.putMessage(
+        { conversationId, requestId, role: 'user', status: 'complete', text: body.message },
+        false,
+      );
+      // The message is stored: the turn starts while the conversation records it (a repeat records it again).
+      const recorded = repo.recordLastMessage(conversationId, message.createdAt);
+      recorded.catch(() => undefined); // awaited below; a failed start must not leave it unhandled
       await startIdempotent<TurnWorkflow>(this.temporal, WORKFLOWS.turn, {
         workflowId: workflowIds.turn(ctx.organizationId, conversationId, requestId),
         // A requestId answers once, even after its turn completed.
@@ -226,6 +226,7 @@ export class ConversationsService {
           },
         ],
       });
+      await recorded;
     }
     const fresh = (await repo.get(conversationId)) ?? conversation;
     const {
