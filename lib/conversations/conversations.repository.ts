@@ -195,9 +195,13 @@ export class ConversationsRepository extends TenantRepository {
     return { message, created };
   }
 
-  /** Marks a message as the conversation's newest unless a newer one is; idempotent. */
-  async recordLastMessage(conversationId: string, createdAt: Date): Promise<void> {
-    // $max: of two messages stored at once, the later one wins whichever write lands last.
-    await this.updateOwned(this.conversations, conversationId, { $max: { lastMessageCreatedAt: createdAt } });
+  /** Marks a message as the conversation's newest unless a newer one is; idempotent. Returns the conversation
+   * as updated (null when it is gone). */
+  async recordLastMessage(conversationId: string, createdAt: Date): Promise<ConversationDoc | null> {
+    // $max: of two messages stored at once, the later one wins whichever write lands last. (Awaited here: a
+    // mongoose query runs again on every `then`.)
+    return await this.updateOwned(this.conversations, conversationId, {
+      $max: { lastMessageCreatedAt: createdAt },
+    });
   }
 }

@@ -191,6 +191,8 @@ export class ConversationsService {
       if (opened.created && tools) opening = { agent: agentSettings(agent), tools: await tools };
     }
     const conversationId = conversation._id;
+    /** The conversation as the last write left it, when a write returned it. */
+    let written: ConversationDoc | null = null;
     if (body.assistantMessage) {
       await repo.putMessage({
         conversationId,
@@ -226,9 +228,9 @@ export class ConversationsService {
           },
         ],
       });
-      await recorded;
+      written = await recorded;
     }
-    const fresh = (await repo.get(conversationId)) ?? conversation;
+    const fresh = written ?? (await repo.get(conversationId)) ?? conversation;
     const {
       conversationId: id,
       organizationId,
