@@ -7,7 +7,6 @@ import {
   type ChatMessage,
   type EventTarget,
   type ModelCall,
-  type ModelTool,
   type TurnInput,
   type TurnSetup,
 } from '@contracts';
@@ -15,11 +14,9 @@ import { toMessageView } from '@lib/conversations/conversations.repository';
 import type { Logger } from '@lib/logger';
 import type { RealtimeEmitter } from '@lib/realtime/emitter';
 import type { Repositories } from '@lib/repositories';
+import { agentSettings, HISTORY_MESSAGES, turnSetupOf } from '@lib/conversations/turn-setup';
 import { loadModelTools } from '@lib/tools/model-tools';
 import { streamModel } from './llm-stream';
-
-/** How much of a conversation the model sees: the newest messages, so a long conversation stays in context. */
-export const HISTORY_MESSAGES = 100;
 
 /** A permanent condition: retrying cannot bring the agent or conversation back. */
 const gone = (message: string) => ApplicationFailure.nonRetryable(message, FAILURES.turnTargetGone);
@@ -37,13 +34,7 @@ export function createTurnActivities(deps: TurnActivityDeps) {
     // The tools are read alongside the agent: one round of reads, not two, before the model is called.
     const [agent, tools] = await Promise.all([tenant.agents.get(agentId), loadModelTools(tenant, agentId)]);
     if (!agent) throw gone(`the agent ${agentId} no longer exists`);
-    return {
-      model: agent.model,
-      temperature: Number(agent.creativityScore ?? '0.4'),
-      reasoning: agent.reasoning,
-      instructions: agent.instructions,
-      tools,
-    };
+    return { ...agentSettings(agent), tools };
   }
 
   return {
@@ -56,28 +47,18 @@ export function createTurnActivities(deps: TurnActivityDeps) {
         repo.lastMessages(input.conversationId, HISTORY_MESSAGES),
       ]);
       if (!conversation) throw gone('the conversation no longer exists');
-      const frontend = (input.frontendTools ?? []).map((t): ModelTool => ({
-        name: t.name,
-        description: t.description ?? '',
-        parameters: t.parameters ?? { type: 'object', properties: {} },
-        executor: 'frontend',
-      }));
-      return {
-        ...agent,
-        messages: [
-          { role: 'system', content: agent.instructions },
-          ...history.map((m): ChatMessage => ({
-            role: m.role,
-            content: m.content.map((p) => p.text).join(''),
-          })),
-        ],
-        tools: [...agent.tools, ...frontend],
+      const { tools, ...settings } = agent;
+      return turnSetupOf({
+        agent: settings,
+        tools,
+        history: history.map((m) => ({ role: m.role, text: m.content.map((p) => p.text).join('') })),
+        frontendTools: input.frontendTools,
         target: {
           organizationId: input.organizationId,
           conversationId: input.conversationId,
           userId: conversation.creatorUserId,
         },
-      };
+      });
     },
 
     /** Settings and tools of an agent asked by another agent; its only message is the question. */

@@ -36,6 +36,18 @@ describe('conversations and turns', () => {
     }>;
   const replyOf = async (conversationId: string) =>
     eventually(async () => (await messagesOf(conversationId)).find((m) => m.role === 'assistant'), 60_000);
+  /** The local activities a finished turn ran, in order, from its history. */
+  const localActivitiesOf = async (workflowId: string) => {
+    const handle = env.deps.temporal.client.workflow.getHandle(workflowId);
+    await handle.result();
+    const { events } = await handle.fetchHistory();
+    return (events ?? []).flatMap((e) => {
+      const marker = e.markerRecordedEventAttributes;
+      if (marker?.markerName !== 'core_local_activity') return [];
+      const data = marker.details!.data!.payloads![0]!.data!;
+      return [(JSON.parse(Buffer.from(data).toString()) as { activity_type: string }).activity_type];
+    });
+  };
 
   it('creates a conversation without a message, titling it, and returns at once', async () => {
     const { agentId } = await createTestAgent(env, org.organizationId);
@@ -244,14 +256,67 @@ describe('conversations and turns', () => {
     }).expect(201);
     await eventually(async () => (await messagesOf(first.body.conversationId)).length === 3);
     env.llm.on({ model }, { content: 'Second answer' }, 1);
-    await post({ agentId, conversationId: first.body.conversationId, message: 'Question two' }).expect(201);
+    const next = await post({
+      agentId,
+      conversationId: first.body.conversationId,
+      message: 'Question two',
+    }).expect(201);
     await eventually(async () => (await messagesOf(first.body.conversationId)).length === 5);
-    const second = env.llm.chatRequests.filter((r) => r.model === model)[1]!;
-    expect(second.messages.slice(1)).to.deep.equal([
+    const [opening, second] = env.llm.chatRequests.filter((r) => r.model === model);
+    // The turn that opened the conversation started from the setup the API handed over; the model saw what
+    // loadTurn would have read.
+    expect(opening!.messages).to.deep.equal([
+      { role: 'system', content: 'You are helpful.' },
+      { role: 'assistant', content: 'How can I help?' },
+      { role: 'user', content: 'Question one' },
+    ]);
+    expect(second!.messages.slice(1)).to.deep.equal([
       { role: 'assistant', content: 'How can I help?' },
       { role: 'user', content: 'Question one' },
       { role: 'assistant', content: 'First answer' },
       { role: 'user', content: 'Question two' },
+    ]);
+    const turnId = (body: { conversationId: string; requestId: string }) =>
+      workflowIds.turn(org.organizationId, body.conversationId, body.requestId);
+    expect(await localActivitiesOf(turnId(first.body))).to.deep.equal(['saveReply']);
+    expect(await localActivitiesOf(turnId(next.body))).to.deep.equal(['loadTurn', 'saveReply']);
+    await recordHistory(env, turnId(first.body), 'turn-setup-from-input');
+  });
+
+  it('lets the turn read its setup when it is too big to hand over, or the request repeats one cut short', async () => {
+    const { agentId, model } = await createTestAgent(env, org.organizationId);
+    env.llm.on({ model }, { content: 'Read it.' });
+    const turnId = (body: { conversationId: string; requestId: string }) =>
+      workflowIds.turn(org.organizationId, body.conversationId, body.requestId);
+    // Over MAX_INPUT_SETUP_BYTES (64 KB): the workflow input stays small, loadTurn reads the message.
+    const long = 'x'.repeat(70_000);
+    const big = await post({ agentId, message: long }).expect(201);
+    expect(await localActivitiesOf(turnId(big.body))).to.deep.equal(['loadTurn', 'saveReply']);
+    const [bigCall] = env.llm.chatRequests.filter((r) => r.model === model);
+    expect(bigCall!.messages.at(-1)).to.deep.equal({ role: 'user', content: long });
+    // An earlier attempt of this request opened the conversation and something was written to it since: the
+    // repeat does not know the conversation's history, so the turn reads it.
+    const repo = env.deps.repos.tenant(org.organizationId).conversations;
+    const earlier = await repo.createForRequest('repeated-request', {
+      agentId,
+      title: 'Cut short',
+      creatorUserId: org.owner.userId,
+      isBrowserTask: false,
+    });
+    await repo.putMessage({
+      conversationId: earlier._id,
+      requestId: 'meanwhile',
+      role: 'user',
+      status: 'complete',
+      text: 'Written meanwhile',
+    });
+    const repeat = await post({ agentId, requestId: 'repeated-request', message: 'Question' }).expect(201);
+    expect(repeat.body.conversationId).to.equal(earlier._id);
+    expect(await localActivitiesOf(turnId(repeat.body))).to.deep.equal(['loadTurn', 'saveReply']);
+    const repeatCall = env.llm.chatRequests.filter((r) => r.model === model)[1]!;
+    expect(repeatCall.messages.slice(1)).to.deep.equal([
+      { role: 'user', content: 'Written meanwhile' },
+      { role: 'user', content: 'Question' },
     ]);
   });
 

@@ -18,7 +18,7 @@ import {
   type TurnSetup,
 } from '@contracts';
 import { MAX_AGENT_DEPTH, MAX_TOOL_ROUNDS } from '@workflows/agent-loop';
-import { FRONTEND_TOOL_TIMEOUT } from '@workflows/turn';
+import { FRONTEND_TOOL_TIMEOUT, INPUT_SETUP_FRESH_MS } from '@workflows/turn';
 import { mutationTestingWorkerOptions } from './helpers/mutation';
 import { startTimeSkippingEnv } from './helpers/time-skipping';
 import { workflowBundle } from './helpers/worker';
@@ -61,6 +61,7 @@ function fakeActivities(env: TestWorkflowEnvironment) {
     callbacks: 0,
     callbackInputs: [] as unknown[],
     invitations: 0,
+    loadTurns: 0,
   };
   const answers = {
     turnSetup: (): TurnSetup => ({ ...setupWith([serverTool]), target }),
@@ -72,7 +73,11 @@ function fakeActivities(env: TestWorkflowEnvironment) {
   };
   const activities = {
     // Called inside the promise, so a setup that throws fails the activity instead of the call.
-    loadTurn: () => new Promise<TurnSetup>((resolve) => resolve(answers.turnSetup())),
+    loadTurn: () =>
+      new Promise<TurnSetup>((resolve) => {
+        seen.loadTurns++;
+        resolve(answers.turnSetup());
+      }),
     loadAgentCall: (input: AgentCallInput) => {
       seen.agentCalls.push(input);
       return Promise.resolve(answers.agentSetup(input));
@@ -117,8 +122,8 @@ describe('workflows on the time-skipping test server', () => {
   async function withWorker<T>(
     fake: ReturnType<typeof fakeActivities>,
     fn: (taskQueue: string) => Promise<T>,
+    taskQueue = `wf-${randomUUID()}`,
   ) {
-    const taskQueue = `wf-${randomUUID()}`;
     const worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
@@ -143,6 +148,32 @@ describe('workflows on the time-skipping test server', () => {
       workflowId: `${ORG}-turn-${input.requestId}`,
       args: [input],
     });
+
+  it('starts from a setup handed over in the input, and reads the setup again when it got stale', async () => {
+    const handedOver: TurnSetup = {
+      ...setupWith([]),
+      messages: [{ role: 'user', content: 'from the input' }],
+      target,
+    };
+    const fresh = fakeActivities(env);
+    await withWorker(fresh, (q) => runTurn(q, turnInput({ setup: handedOver })));
+    expect(fresh.seen.loadTurns).to.equal(0);
+    expect(fresh.seen.models[0]!.messages).to.deep.equal([{ role: 'user', content: 'from the input' }]);
+    // No worker ran the turn for longer than a setup stays fresh: the turn reads its setup (the agent may be
+    // gone by now).
+    const stale = fakeActivities(env);
+    const taskQueue = `wf-${randomUUID()}`;
+    const input = turnInput({ setup: handedOver });
+    const handle = await env.client.workflow.start(WORKFLOWS.turn, {
+      taskQueue,
+      workflowId: `${ORG}-turn-${input.requestId}`,
+      args: [input],
+    });
+    await env.sleep(INPUT_SETUP_FRESH_MS + 1000);
+    await withWorker(stale, () => handle.result(), taskQueue);
+    expect(stale.seen.loadTurns).to.equal(1);
+    expect(stale.seen.models[0]!.messages).to.deep.equal([{ role: 'user', content: 'hi' }]);
+  });
 
   it(`calls a model that always wants tools exactly ${MAX_TOOL_ROUNDS + 1} times, the last without tools`, async () => {
     const fake = fakeActivities(env);

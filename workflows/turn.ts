@@ -1,4 +1,4 @@
-import { condition, patched, setHandler } from '@temporalio/workflow';
+import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   cancelTaskPlanSignal,
   frontendToolResultSignal,
@@ -19,7 +19,23 @@ const PATCHES = {
   setupFailureReply: 'turn-setup-failure-reply',
   /** A cancelled task plan stops the turn after its current task. */
   taskPlanCancel: 'turn-task-plan-cancel',
+  /** A setup handed over in the input replaces loadTurn while it is fresh. */
+  setupFromInput: 'turn-setup-from-input',
 };
+
+/**
+ * How old a setup handed over in the input may be when the turn's first workflow task runs: a turn that waited
+ * longer (no worker was up, a backlog) reads its agent and conversation again, so what changed meanwhile (an
+ * agent deleted, its tools edited) counts, as it did before setups were handed over.
+ */
+export const INPUT_SETUP_FRESH_MS = 10_000;
+
+/** The setup from the input when there is one and it is fresh (workflow time: the task's start, replayable). */
+function inputSetup(input: TurnInput): TurnSetup | undefined {
+  if (!input.setup) return undefined;
+  if (Date.now() - workflowInfo().startTime.getTime() > INPUT_SETUP_FRESH_MS) return undefined;
+  return patched(PATCHES.setupFromInput) ? input.setup : undefined;
+}
 
 /**
  * One chat turn: run the agent loop (deltas stream to the client; frontend tools wait durably for its result),
@@ -49,7 +65,7 @@ export async function agentTurnWorkflow(input: TurnInput): Promise<TurnResult> {
   let text = '';
   let status: TurnResult['status'] = 'complete';
   try {
-    setup = await db.loadTurn(input);
+    setup = inputSetup(input) ?? (await db.loadTurn({ ...input, setup: undefined }));
   } catch (err) {
     if (!patched(PATCHES.setupFailureReply)) throw err;
     status = 'error';

@@ -128,7 +128,7 @@ export const PHASES = [
   'POST → 201 at client',
   'POST → workflow started',
   'workflow started → first workflow task started',
-  'first workflow task (loadTurn, a local activity)',
+  'first workflow task (+ loadTurn unless set up by the POST)',
   'first workflow task completed → callModel started',
   'callModel started → first delta at client',
   'first delta at client → callModel completed',

@@ -3,6 +3,7 @@ import { notFound } from '@lib/errors';
 import type { UserGroupDoc } from '@lib/groups/user-group.schema';
 import type { Repositories } from '@lib/repositories';
 import type { AgentDoc } from './agent.schema';
+import { defaultAgent } from './default-agents';
 
 /*
  * The agent access rule (spec "User groups"): a caller may use an agent when
@@ -21,8 +22,9 @@ export class AgentAccess {
   /** The group whose rights the caller has, or null. */
   private async effectiveGroup(ctx: RequestContext): Promise<UserGroupDoc | null> {
     const tenant = this.repos.tenant(ctx.organizationId);
-    const member = await tenant.members.get(ctx.userId);
-    const own = member?.userGroupId ? await tenant.groups.get(member.userGroupId) : null;
+    const groupId =
+      ctx.userGroupId !== undefined ? ctx.userGroupId : (await tenant.members.get(ctx.userId))?.userGroupId;
+    const own = groupId ? await tenant.groups.get(groupId) : null;
     if (own) return own;
     const defaultId = await tenant.organization.defaultGroupId();
     return defaultId ? tenant.groups.get(defaultId) : null;
@@ -56,10 +58,13 @@ export class AgentAccess {
    * first use. Absent and inaccessible agents both throw the same 404, so access reveals nothing.
    */
   async getAccessibleAgent(ctx: RequestContext, agentId: string): Promise<AgentDoc> {
-    // Access first: a caller who may not use an agent never causes a default agent to be created.
+    const agents = this.repos.tenant(ctx.organizationId).agents;
+    // Access first: a caller who may not use an agent never causes a default agent to be created. Any other
+    // agent is only read, so it is read alongside the access check.
+    const read = defaultAgent(agentId) ? undefined : agents.get(agentId);
+    read?.catch(() => undefined); // awaited below; a refused caller must not leave it unhandled
     const agent =
-      (await this.canAccessAgent(ctx, agentId)) &&
-      (await this.repos.tenant(ctx.organizationId).agents.findOrMaterialise(agentId));
+      (await this.canAccessAgent(ctx, agentId)) && (await (read ?? agents.findOrMaterialise(agentId)));
     if (!agent) throw notFound('agent');
     return agent;
   }

@@ -117,6 +117,7 @@ export class Authenticator {
         role: 'chat',
         capabilities: ROLE_CAPABILITIES.chat,
         via: 'assume_role',
+        userGroupId: member.userGroupId ?? null,
         tokenPermissions: claims.permissions,
         expiresAt: claims.expiresAt,
       };
@@ -173,6 +174,7 @@ export function memberContext(member: MemberDoc, via: RequestContext['via']): Re
     role: member.role,
     capabilities: ROLE_CAPABILITIES[member.role],
     via,
+    userGroupId: member.userGroupId ?? null,
   };
 }
 

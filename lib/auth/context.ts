@@ -12,6 +12,9 @@ export interface RequestContext {
   role: Role;
   capabilities: ReadonlySet<Capability>;
   via: AuthVia;
+  /** The caller's own user group as auth read it with the member (null: none); absent where auth did not read
+   * the member, so agent access reads it. Saves that read on every agent access check. */
+  userGroupId?: string | null;
   apiKeyId?: string;
   /** API key permission map (via api_key) */
   apiKeyPermissions?: PermissionMap;

@@ -79,16 +79,23 @@ export class ConversationsRepository extends TenantRepository {
     requestId: string,
     fields: Pick<ConversationDoc, 'agentId' | 'title' | 'creatorUserId' | 'isBrowserTask'>,
   ): Promise<ConversationDoc> {
+    return (await this.openForRequest(requestId, fields)).doc;
+  }
+
+  /** createForRequest, telling whether this call created the conversation (false: a repeat found it). */
+  openForRequest(
+    requestId: string,
+    fields: Pick<ConversationDoc, 'agentId' | 'title' | 'creatorUserId' | 'isBrowserTask'>,
+  ): Promise<{ doc: ConversationDoc; created: boolean }> {
     const id = `cnv_${digest(`${this.organizationId}\n${fields.creatorUserId}\n${requestId}`, 20)}`;
     // Usually a new request: the insert goes first (one round trip), a repeat finds what the first one wrote.
-    const { doc } = await createOrFind(
+    return createOrFind(
       () => this.get(id),
       async () =>
         (
           await this.conversations.create({ _id: id, organizationId: this.organizationId, ...fields })
         ).toObject(),
     );
-    return doc;
   }
 
   get(id: string) {
@@ -162,6 +169,9 @@ export class ConversationsRepository extends TenantRepository {
    */
   async putMessage(
     fields: Pick<MessageDoc, 'conversationId' | 'requestId' | 'role' | 'status'> & { text: string },
+    /** false: the caller records the message on its conversation itself (recordLastMessage), for example
+     * while it does something else */
+    recordOnConversation = true,
   ) {
     const id = messageDocId(fields.conversationId, fields.requestId, fields.role);
     const { doc: message, created } = await createOrFind(
@@ -178,13 +188,20 @@ export class ConversationsRepository extends TenantRepository {
           content: [{ type: 'text', text: fields.text }],
         });
         const created = doc.toObject();
-        // $max: of two messages stored at once, the later one wins whichever write lands last.
-        await this.updateOwned(this.conversations, fields.conversationId, {
-          $max: { lastMessageCreatedAt: created.createdAt },
-        });
+        if (recordOnConversation) await this.recordLastMessage(fields.conversationId, created.createdAt);
         return created;
       },
     );
     return { message, created };
+  }
+
+  /** Marks a message as the conversation's newest unless a newer one is; idempotent. Returns the conversation
+   * as updated (null when it is gone). */
+  async recordLastMessage(conversationId: string, createdAt: Date): Promise<ConversationDoc | null> {
+    // $max: of two messages stored at once, the later one wins whichever write lands last. (Awaited here: a
+    // mongoose query runs again on every `then`.)
+    return await this.updateOwned(this.conversations, conversationId, {
+      $max: { lastMessageCreatedAt: createdAt },
+    });
   }
 }

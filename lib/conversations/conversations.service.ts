@@ -4,7 +4,9 @@ import {
   WORKFLOWS,
   frontendToolResultSignal,
   workflowIds,
+  type ModelTool,
   type TurnInput,
+  type TurnSetup,
   type TurnWorkflow,
 } from '@contracts';
 import type { AgentAccess } from '@lib/agents/agent-access';
@@ -15,8 +17,10 @@ import { BlockedAddressError, type OutboundClient } from '@lib/http/outbound';
 import { page, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
+import { loadModelTools } from '@lib/tools/model-tools';
 import type { ConversationDoc } from './conversation.schema';
 import { toConversationView, toMessageView } from './conversations.repository';
+import { agentSettings, MAX_INPUT_SETUP_BYTES, turnSetupOf } from './turn-setup';
 
 export interface ConversationCreateBody {
   agentId: string;
@@ -41,6 +45,34 @@ export function titleFrom(message: string | undefined): string {
   if (text.length <= TITLE_LENGTH) return text;
   const cut = text.slice(0, TITLE_LENGTH);
   return `${cut.slice(0, cut.lastIndexOf(' ') > 20 ? cut.lastIndexOf(' ') : TITLE_LENGTH)}…`;
+}
+
+/** The setup of a turn that opens a conversation (its history: the pre-filled reply and the message), or
+ * undefined when it is too big to hand over (the workflow reads it instead). */
+function handedOverSetup(parts: {
+  agent: ReturnType<typeof agentSettings>;
+  tools: ModelTool[];
+  ctx: RequestContext;
+  conversationId: string;
+  body: ConversationCreateBody;
+}): TurnSetup | undefined {
+  const { body } = parts;
+  const history = [
+    ...(body.assistantMessage ? [{ role: 'assistant' as const, text: body.assistantMessage }] : []),
+    { role: 'user' as const, text: body.message ?? '' },
+  ];
+  const setup = turnSetupOf({
+    agent: parts.agent,
+    tools: parts.tools,
+    history,
+    frontendTools: body.frontendTools,
+    target: {
+      organizationId: parts.ctx.organizationId,
+      conversationId: parts.conversationId,
+      userId: parts.ctx.userId,
+    },
+  });
+  return Buffer.byteLength(JSON.stringify(setup)) <= MAX_INPUT_SETUP_BYTES ? setup : undefined;
 }
 
 export class ConversationsService {
@@ -132,23 +164,35 @@ export class ConversationsService {
     const repo = this.repo(ctx);
     const requestId = body.requestId ?? randomUUID();
     let conversation: ConversationDoc;
+    let opening: { agent: ReturnType<typeof agentSettings>; tools: ModelTool[] } | undefined;
     if (body.conversationId) {
       conversation = await this.load(ctx, body.conversationId);
       if (conversation.agentId !== body.agentId) throw notFound('conversation for this agent');
       await capacity;
     } else {
-      await this.access.getAccessibleAgent(ctx, body.agentId);
+      // A turn that opens a conversation hands its workflow the whole setup (turn-setup.ts): the agent's tools
+      // are read alongside the access check, so it costs no extra round trip.
+      const tools = body.message
+        ? loadModelTools(this.repos.tenant(ctx.organizationId), body.agentId)
+        : undefined;
+      tools?.catch(() => undefined); // awaited below; a failed read must not leave it unhandled
+      const agent = await this.access.getAccessibleAgent(ctx, body.agentId);
       await capacity;
-      conversation = await repo.createForRequest(requestId, {
+      const opened = await repo.openForRequest(requestId, {
         agentId: body.agentId,
         title: body.title ?? titleFrom(body.message ?? body.assistantMessage),
         creatorUserId: ctx.userId,
         isBrowserTask: body.isBrowserTask ?? false,
       });
+      conversation = opened.doc;
       if (conversation.agentId !== body.agentId)
         throw conflict(`requestId ${requestId} was already used with another agent`);
+      // A repeated request may find a conversation that has more in it by now: its turn reads it (loadTurn).
+      if (opened.created && tools) opening = { agent: agentSettings(agent), tools: await tools };
     }
     const conversationId = conversation._id;
+    /** The conversation as the last write left it, when a write returned it. */
+    let written: ConversationDoc | null = null;
     if (body.assistantMessage) {
       await repo.putMessage({
         conversationId,
@@ -159,13 +203,13 @@ export class ConversationsService {
       });
     }
     if (body.message) {
-      await repo.putMessage({
-        conversationId,
-        requestId,
-        role: 'user',
-        status: 'complete',
-        text: body.message,
-      });
+      const { message } = await repo.putMessage(
+        { conversationId, requestId, role: 'user', status: 'complete', text: body.message },
+        false,
+      );
+      // The message is stored: the turn starts while the conversation records it (a repeat records it again).
+      const recorded = repo.recordLastMessage(conversationId, message.createdAt);
+      recorded.catch(() => undefined); // awaited below; a failed start must not leave it unhandled
       await startIdempotent<TurnWorkflow>(this.temporal, WORKFLOWS.turn, {
         workflowId: workflowIds.turn(ctx.organizationId, conversationId, requestId),
         // A requestId answers once, even after its turn completed.
@@ -180,11 +224,13 @@ export class ConversationsService {
             userId: ctx.userId,
             callbackUrl: body.callbackUrl,
             frontendTools: body.frontendTools,
+            setup: opening && handedOverSetup({ ...opening, ctx, conversationId, body }),
           },
         ],
       });
+      written = await recorded;
     }
-    const fresh = (await repo.get(conversationId)) ?? conversation;
+    const fresh = written ?? (await repo.get(conversationId)) ?? conversation;
     const {
       conversationId: id,
       organizationId,

@@ -49,6 +49,9 @@ export interface TurnInput {
   userId: string;
   callbackUrl?: string;
   frontendTools?: Array<{ name: string; description?: string; parameters?: Record<string, unknown> }>;
+  /** What loadTurn would read, when the API has just read and written all of it (a turn that opens a
+   * conversation): the workflow starts the model call at once. Used only while fresh (turn.ts). */
+  setup?: TurnSetup;
 }
 
 export interface TurnResult {
