@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { validatorRequire } from './validator-internals';
 
 interface Parameter {
   in?: string;
@@ -34,7 +34,6 @@ function dereference(mutator: Mutator, parameter: Parameter): Parameter | undefi
  * most reads, skip it; the validation itself runs as before. test/unit/parameter-mutation.test.ts checks both kinds of request.
  */
 export function skipNoopParameterMutation(): void {
-  const validatorRequire = createRequire(require.resolve('express-openapi-validator'));
   const { RequestParameterMutator } = validatorRequire('./middlewares/parsers/req.parameter.mutator') as {
     RequestParameterMutator: MutatorClass;
   };

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { validatorRequire } from './validator-internals';
 
 type Compile = (path: string, options?: { sensitive?: boolean; strict?: boolean }) => unknown;
 
@@ -10,7 +10,6 @@ type Compile = (path: string, options?: { sensitive?: boolean; strict?: boolean 
  * memoized one. The cache holds one entry per documented route and routing option pair.
  */
 export function cacheValidatorRouteMatchers(): void {
-  const validatorRequire = createRequire(require.resolve('express-openapi-validator'));
   const module = validatorRequire('path-to-regexp') as { pathToRegexp: Compile & { memoized?: true } };
   if (module.pathToRegexp.memoized) return;
   const compile = module.pathToRegexp;

@@ -26,13 +26,7 @@ export async function findOrCreate<T>(
 ): Promise<{ doc: T; created: boolean }> {
   const existing = await find();
   if (existing) return { doc: existing, created: false };
-  try {
-    return { doc: await create(), created: true };
-  } catch (err) {
-    const again = isDuplicateKey(err) ? await find() : null;
-    if (again) return { doc: again, created: false };
-    throw err;
-  }
+  return createOrFind(find, create);
 }
 
 /**

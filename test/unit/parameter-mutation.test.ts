@@ -1,9 +1,8 @@
-import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import { skipNoopParameterMutation } from '@api/parameter-mutation';
+import { validatorRequire } from '@api/validator-internals';
 
 // The validator's own mutator and request ajv (express-openapi-validator 5.6.2).
-const validatorRequire = createRequire(require.resolve('express-openapi-validator'));
 type Req = {
   originalUrl: string;
   query: Record<string, unknown>;

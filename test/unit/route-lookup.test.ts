@@ -1,12 +1,11 @@
-import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import type { RequestHandler } from 'express';
 import { narrowValidatorRouteLookup } from '@api/route-lookup';
 import { cacheValidatorRouteMatchers } from '@api/route-matchers';
 import { openApiSpecPath } from '@lib/spec';
+import { validatorRequire } from '@api/validator-internals';
 
 // The validator's own pieces, as its middleware() assembles them (express-openapi-validator 5.6.2).
-const validatorRequire = createRequire(require.resolve('express-openapi-validator'));
 type Build = (context: unknown, responseApiDoc: unknown) => RequestHandler;
 const { OpenApiSpecLoader } = validatorRequire('./framework/openapi.spec.loader') as {
   OpenApiSpecLoader: new (opts: { apiDoc: string }) => {

@@ -1,9 +1,8 @@
-import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import { cacheValidatorRouteMatchers } from '@api/route-matchers';
+import { validatorRequire } from '@api/validator-internals';
 
 type Matcher = { regexp: RegExp; keys: Array<{ name: string }> };
-const validatorRequire = createRequire(require.resolve('express-openapi-validator'));
 const compile = () =>
   (validatorRequire('path-to-regexp') as { pathToRegexp: (p: string, o?: object) => Matcher }).pathToRegexp;
 
