@@ -28,7 +28,9 @@ describe('realtime event order', () => {
       // the socket is up but not yet ready (where ioredis wrote PUBLISH ahead of its queue), some once ready.
       const statuses = new Set<string>();
       let seq = 0;
-      while (redis.status !== 'ready' || seq < 40) {
+      // Until an event was emitted once the connection was ready (checking the status alone could end the loop
+      // on a connection that became ready after the last emit).
+      while (!statuses.has('ready') || seq < 40) {
         statuses.add(redis.status);
         realtime.emit('conversation', target, { type: 'delta', requestId: 'order', seq: seq++, text: 'x' });
         await new Promise(setImmediate);
