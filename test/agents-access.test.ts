@@ -112,6 +112,30 @@ describe('agent access by group', () => {
     expect(ids).to.equal(0);
   });
 
+  it("does not apply a vanished group's mappings to its members, who are in the default group", async () => {
+    const everyone = await group({ isDefault: true });
+    await map(everyone, beta).expect(201);
+    const own = await group();
+    await map(own, alpha).expect(201);
+    await join(own, org.chat.userId);
+    await as(env, org.chat.token)
+      .get(org.path(`/agents/${alpha}`))
+      .expect(200);
+    // Only the group record is gone, as when the API dies right after the first write of a group's deletion:
+    // the member still names the group and its mapping to Alpha is still stored.
+    await env.deps.repos.tenant(org.organizationId).groups.remove(own);
+    await as(env, org.chat.token)
+      .get(org.path(`/agents/${alpha}`))
+      .expect(404);
+    await as(env, org.chat.token)
+      .get(org.path(`/agents/${beta}`))
+      .expect(200);
+    await as(env, org.chat.token)
+      .post(org.path('/conversations'))
+      .send({ agentId: alpha, message: 'hello' })
+      .expect(404);
+  });
+
   it('applies the rule of the user to assume-role tokens, and of the creator to API keys', async () => {
     const g = await group();
     await map(g, alpha).expect(201);

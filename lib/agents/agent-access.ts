@@ -47,10 +47,16 @@ export class AgentAccess {
   /** Whether the caller may use this agent (the agent itself is not looked up). */
   async canAccessAgent(ctx: RequestContext, agentId: string): Promise<boolean> {
     if (ctx.role === 'owner') return true;
+    const groupAgents = this.repos.tenant(ctx.organizationId).groupAgents;
+    // The caller's own group is known from their credentials: its mapping is read alongside the group (one
+    // round trip, not two); it counts only if that group turns out to be the effective one.
+    const ownMapping = ctx.userGroupId ? groupAgents.get(ctx.userGroupId, agentId) : undefined;
+    ownMapping?.catch(() => undefined); // awaited below, or not needed; must not be left unhandled
     const group = await this.effectiveGroup(ctx);
     if (!group) return false;
     if (group.fullAccess) return true;
-    return (await this.repos.tenant(ctx.organizationId).groupAgents.get(group._id, agentId)) !== null;
+    const mapping = group._id === ctx.userGroupId ? ownMapping! : groupAgents.get(group._id, agentId);
+    return (await mapping) !== null;
   }
 
   /**
