@@ -64,6 +64,8 @@ export default tseslint.config(
       'test/helpers/store.ts',
       // the embedded database's own tests (no tenant data: the database itself is under test)
       'test/embedded-db.test.ts',
+      'test/helpers/db-format-samples.ts',
+      'test/fixtures/embedded-db/**',
       'bench/**',
     ],
     rules: {

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MongoClient } from 'mongodb';
+import { Int32, MongoClient } from 'mongodb';
+import { expectSamples, insertSamples, KEYED, type KeyedDoc } from './helpers/db-format-samples';
 
 // The local stack's embedded database (stack/mongo-java-server): what it acknowledges survives a SIGKILL, and its
 // unique indexes agree with the data afterwards.
@@ -142,6 +143,57 @@ describe('the embedded database (mongo-java-server + H2)', () => {
     );
     expect(duplicate).to.equal(11000);
     await client.close();
+  });
+
+  /** A database of its own on `file` for `test`, stopped and removed after it. */
+  const withOwnDb = async (file: string | undefined, test: (own: EmbeddedDb) => Promise<void>) => {
+    const ownDir = mkdtempSync(join(tmpdir(), 'mongo-h2-'));
+    if (file) copyFileSync(file, join(ownDir, 'data.mv'));
+    const own = new EmbeddedDb(await freePort(), join(ownDir, 'data.mv'));
+    try {
+      await own.start();
+      await test(own);
+    } finally {
+      await own.closeClients();
+      await own.stop('SIGKILL').catch(() => undefined);
+      rmSync(ownDir, { recursive: true, force: true });
+    }
+  };
+
+  it('stores every type exactly through a restart, with unique indexes on every type of key', async () => {
+    await withOwnDb(undefined, async (own) => {
+      await insertSamples((await own.connect()).db('format'));
+      await own.closeClients();
+      // killed: what is read next comes from the file, not from the pages in memory
+      expect(await own.stop('SIGKILL')).to.equal('SIGKILL');
+      await own.start();
+      await expectSamples((await own.connect()).db('format'));
+    });
+  });
+
+  it('reads a file written before the compact format, and keeps finding and refusing its index keys', async () => {
+    const fixture = join(__dirname, 'fixtures', 'embedded-db', 'pre-compact.mv');
+    await withOwnDb(fixture, async (own) => {
+      let db = (await own.connect()).db('format');
+      await expectSamples(db);
+      // New documents, in the compact format, next to the old ones in the same indexes.
+      await db.collection<KeyedDoc>(KEYED).insertOne({ _id: 'later', k: 'later' });
+      await db
+        .collection('samples')
+        .insertOne({ email: 'later@example.test', org: 'later', n: new Int32(1) });
+      await own.closeClients();
+      // a clean stop rewrites the whole file (the full compaction)
+      expect(await own.stop('SIGTERM')).to.equal(0);
+      await own.start();
+      db = (await own.connect()).db('format');
+      expect(await db.collection(KEYED).findOne({ k: 'later' })).to.include({ _id: 'later' });
+      expect(await db.collection('samples').findOne({ email: 'later@example.test' })).to.include({
+        org: 'later',
+      });
+      await db.collection<KeyedDoc>(KEYED).deleteOne({ _id: 'later' });
+      await db.collection('samples').deleteOne({ email: 'later@example.test' });
+      await expectSamples(db);
+    });
   });
 
   it('applies concurrent read-modify-write updates of one document atomically', async () => {

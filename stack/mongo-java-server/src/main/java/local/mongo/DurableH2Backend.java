@@ -21,6 +21,8 @@ import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.DatabaseResolver;
+import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.IndexKey;
 import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.h2.H2Database;
@@ -119,7 +121,8 @@ final class DurableH2Backend extends H2Backend {
      * @param fsync   whether a write also waits for an fsync covering it
      */
     DurableH2Backend(MVStore store, boolean durable, boolean fsync) {
-        super(store); // opens the databases found in the store
+        // opens the databases found in the store, after their index maps are in CompactDataType's key order
+        super(CompactDataType.migrateIndexOrder(store));
         this.store = store;
         this.durable = durable;
         this.fsync = fsync;
@@ -145,9 +148,20 @@ final class DurableH2Backend extends H2Backend {
         @Override
         protected MongoCollection<Object> openOrCreateCollection(String collectionName, CollectionOptions options) {
             String fullName = getFullCollectionNamespace(collectionName);
-            MVMap<Object, Document> dataMap = getMvStore().openMap("databases." + fullName);
+            MVMap<Object, Document> dataMap = getMvStore().openMap("databases." + fullName,
+                CompactDataType.mapBuilder());
             MVMap<String, Object> metaMap = getMvStore().openMap("meta." + fullName);
             return new CopyOnWriteCollection(this, collectionName, options, dataMap, metaMap, cursorRegistry);
+        }
+
+        @Override
+        protected Index<Object> openOrCreateUniqueIndex(String collectionName, String indexName, List<IndexKey> keys,
+                                                        boolean sparse) {
+            // H2Database opens the index map by name (its private mapNameForIndex); opened here first with our
+            // types, the store hands it that map
+            getMvStore().openMap(getFullCollectionNamespace(collectionName) + "._index_" + indexName,
+                CompactDataType.mapBuilder());
+            return super.openOrCreateUniqueIndex(collectionName, indexName, keys, sparse);
         }
 
         @Override
