@@ -276,12 +276,7 @@ final class CompactDataType extends BasicDataType<Object> {
             }
             case KEY_VALUE -> {
                 buff.get();
-                int n = DataUtils.readVarInt(buff);
-                List<Object> values = new ArrayList<>(n);
-                for (int i = 0; i < n; i++) {
-                    values.add(readElement(buff));
-                }
-                return new KeyValue(values);
+                return new KeyValue(readList(buff));
             }
             case OBJECT_ID -> {
                 buff.get();
@@ -305,6 +300,15 @@ final class CompactDataType extends BasicDataType<Object> {
             d.put(key, readElement(buff));
         }
         return d;
+    }
+
+    private static List<Object> readList(ByteBuffer buff) {
+        int n = DataUtils.readVarInt(buff);
+        List<Object> list = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            list.add(readElement(buff));
+        }
+        return list;
     }
 
     private static ObjectId readObjectId(ByteBuffer buff) {
@@ -338,14 +342,8 @@ final class CompactDataType extends BasicDataType<Object> {
                 return Instant.ofEpochSecond(buff.getLong(), buff.getInt());
             case T_DOCUMENT:
                 return readDocument(buff);
-            case T_LIST: {
-                int n = DataUtils.readVarInt(buff);
-                List<Object> list = new ArrayList<>(n);
-                for (int i = 0; i < n; i++) {
-                    list.add(readElement(buff));
-                }
-                return list;
-            }
+            case T_LIST:
+                return readList(buff);
             default:
                 throw new IllegalStateException("unknown element type " + type);
         }
