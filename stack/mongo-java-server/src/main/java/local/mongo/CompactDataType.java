@@ -85,7 +85,8 @@ final class CompactDataType extends BasicDataType<Object> {
     }
 
     static boolean isIndexMap(String mapName) {
-        return !mapName.startsWith("databases.") && !mapName.startsWith("meta.") && mapName.contains("._index_");
+        return !mapName.startsWith(DurableH2Backend.DATA_MAPS) && !mapName.startsWith(DurableH2Backend.META_MAPS)
+            && mapName.contains(DurableH2Backend.INDEX_MAPS);
     }
 
     /**
@@ -131,45 +132,48 @@ final class CompactDataType extends BasicDataType<Object> {
         if (depth > MAX_DEPTH) {
             return -1;
         }
-        if (v == null || v instanceof Missing || v instanceof Boolean) {
-            return 8;
+        if (v instanceof KeyValue k) {
+            return estimateElements(k, depth);
         }
-        if (v instanceof String s) {
-            return 40 + 2 * s.length();
-        }
-        if (v instanceof Integer) {
-            return 16;
-        }
-        if (v instanceof Long || v instanceof Double || v instanceof Instant) {
-            return 24;
-        }
-        if (v instanceof ObjectId) {
-            return 48;
-        }
-        int size;
-        if (v instanceof Document d) {
-            size = 64;
-            for (Map.Entry<String, Object> e : d.entrySet()) {
-                int value = estimate(e.getValue(), depth + 1);
-                if (value < 0) {
-                    return -1;
+        switch (typeOf(v)) {
+            case T_NULL, T_MISSING, T_FALSE, T_TRUE:
+                return 8;
+            case T_INT:
+                return 16;
+            case T_LONG, T_DOUBLE, T_INSTANT:
+                return 24;
+            case T_OBJECT_ID:
+                return 48;
+            case T_STRING:
+                return 40 + 2 * ((String) v).length();
+            case T_LIST:
+                return estimateElements((List<?>) v, depth);
+            case T_DOCUMENT: {
+                int size = 64;
+                for (Map.Entry<String, Object> e : ((Document) v).entrySet()) {
+                    int value = estimate(e.getValue(), depth + 1);
+                    if (value < 0) {
+                        return -1;
+                    }
+                    size += 48 + 2 * e.getKey().length() + value;
                 }
-                size += 48 + 2 * e.getKey().length() + value;
+                return size;
             }
-            return size;
+            default:
+                return -1;
         }
-        if (v instanceof List<?> || v instanceof KeyValue) {
-            size = 32;
-            for (Object element : (Iterable<?>) v) {
-                int value = estimate(element, depth + 1);
-                if (value < 0) {
-                    return -1;
-                }
-                size += 8 + value;
+    }
+
+    private static int estimateElements(Iterable<?> elements, int depth) {
+        int size = 32;
+        for (Object element : elements) {
+            int value = estimate(element, depth + 1);
+            if (value < 0) {
+                return -1;
             }
-            return size;
+            size += 8 + value;
         }
-        return -1;
+        return size;
     }
 
     @Override

@@ -110,6 +110,12 @@ final class DurableH2Backend extends H2Backend {
     /** The newest fsync'ed version, registered as in use (guarded by syncLock). */
     private MVStore.TxCounter syncBarrier;
 
+    /** H2Database's map names (its own constants are not public): a collection's documents, its metadata
+     * ({@code meta.<db>.<collection>}), and its unique indexes ({@code <db>.<collection>._index_<name>}). */
+    static final String DATA_MAPS = "databases.";
+    static final String META_MAPS = "meta.";
+    static final String INDEX_MAPS = "._index_";
+
     final LongAdder writeCount = new LongAdder();
     final LongAdder commitCount = new LongAdder();
     final LongAdder commitNanos = new LongAdder();
@@ -148,9 +154,9 @@ final class DurableH2Backend extends H2Backend {
         @Override
         protected MongoCollection<Object> openOrCreateCollection(String collectionName, CollectionOptions options) {
             String fullName = getFullCollectionNamespace(collectionName);
-            MVMap<Object, Document> dataMap = getMvStore().openMap("databases." + fullName,
+            MVMap<Object, Document> dataMap = getMvStore().openMap(DATA_MAPS + fullName,
                 CompactDataType.mapBuilder());
-            MVMap<String, Object> metaMap = getMvStore().openMap("meta." + fullName);
+            MVMap<String, Object> metaMap = getMvStore().openMap(META_MAPS + fullName);
             return new CopyOnWriteCollection(this, collectionName, options, dataMap, metaMap, cursorRegistry);
         }
 
@@ -159,7 +165,7 @@ final class DurableH2Backend extends H2Backend {
                                                         boolean sparse) {
             // H2Database opens the index map by name (its private mapNameForIndex); opened here first with our
             // types, the store hands it that map
-            getMvStore().openMap(getFullCollectionNamespace(collectionName) + "._index_" + indexName,
+            getMvStore().openMap(getFullCollectionNamespace(collectionName) + INDEX_MAPS + indexName,
                 CompactDataType.mapBuilder());
             return super.openOrCreateUniqueIndex(collectionName, indexName, keys, sparse);
         }
