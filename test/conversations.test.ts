@@ -100,6 +100,29 @@ describe('conversations and turns', () => {
     }
   });
 
+  it('ends a turn whose model answers nothing with an empty reply, stored (not retried for ever)', async () => {
+    const { agentId, model } = await createTestAgent(env, org.organizationId, { instructions: 'Be brief.' });
+    env.llm.on({ model }, { content: '' });
+    const client = await connectClient(env, org.organizationId, org.owner.token);
+    try {
+      const res = await post({ agentId, message: 'Say nothing' }).expect(201);
+      const { requestId, conversationId } = res.body;
+      const final = await client.waitFor(
+        (e) =>
+          e.payload.requestId === requestId && (e.payload.type === 'message' || e.payload.type === 'error'),
+        60_000,
+      );
+      expect(final.payload.type).to.equal('message');
+      const stored = await messagesOf(conversationId);
+      expect(stored.map((m) => [m.role, m.status, m.content[0]!.text])).to.deep.equal([
+        ['user', 'complete', 'Say nothing'],
+        ['assistant', 'complete', ''],
+      ]);
+    } finally {
+      client.close();
+    }
+  });
+
   it('sends a reasoning model its reasoning effort and no temperature', async () => {
     const agentId = `agt_reasoning${Date.now()}`;
     const model = `o3-test-${Date.now()}`;

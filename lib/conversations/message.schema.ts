@@ -5,7 +5,14 @@ import { defineModel, type DocOf } from '@lib/db/connection';
 const contentPartSchema = new Schema(
   {
     type: { $type: String, required: true, enum: ['text'] as const },
-    text: { $type: String, required: true },
+    // Required, but it may be empty: a model can answer nothing, and that reply must still be stored (mongoose's
+    // `required` refuses '', which left such a turn retrying its saveReply for ever).
+    text: {
+      $type: String,
+      required: function (this: { text?: unknown }) {
+        return typeof this.text !== 'string';
+      },
+    },
   },
   { typeKey: '$type', _id: false },
 );
