@@ -5,6 +5,7 @@ import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
 import { createRunnableChain, finished, getRun, runToEnd, startRun, userText } from './helpers/chains';
 import type { ChatRequest } from './helpers/llm';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { eventually } from './helpers/wait';
 import { startTestWorker } from './helpers/worker';
 
 const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({
@@ -201,6 +202,7 @@ describe('action chain runs', function () {
       expect((await child.describe()).status.name).to.equal('COMPLETED');
     }
     await recordHistory(env, parent, 'chain-run-fan-out');
+    await recordHistory(env, parent, 'chain-run-planned-fan-out');
     await recordHistory(env, workflowIds.chainFanOut(parent, stepId, 0), 'chain-fan-out');
     // element records are cleaned up once collected
     const elements = await env.deps.repos
@@ -297,8 +299,8 @@ describe('action chain runs', function () {
       startedByUserId: org.chat.userId,
     });
     expect(input.actionChainId).to.equal(chain.chainId);
-    // The input as executions started before `actionChainId` was added carry it.
-    const older = { ...input, actionChainId: undefined };
+    // The input as executions started before `actionChainId` (and plans) were added carry it.
+    const older = { ...input, actionChainId: undefined, plan: undefined };
     await env.deps.temporal.client.workflow.execute(WORKFLOWS.chainRun, {
       taskQueue: env.config.temporal.taskQueue,
       workflowId: workflowIds.chainRun(org.organizationId, input.runId, input.generation),
@@ -311,6 +313,60 @@ describe('action chain runs', function () {
       [1, 'success'],
       [2, 'failed'],
     ]);
+  });
+
+  it('marks a run running as its first step starts and ends it after its last, planned or not', async () => {
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, name: 'one', instructions: 'one', outputSchema: obj({ a: str }) },
+      { stepOrder: 2, name: 'two', instructions: 'two {{a}}', outputSchema: obj({ b: str }) },
+      { stepOrder: 3, name: 'off', instructions: 'never', enabled: false },
+    ]);
+    const client = env.deps.temporal.client;
+    for (const planned of [true, false]) {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const off = chain.answer(async (body) => {
+        const first = userText(body).startsWith('one');
+        if (first) await gate;
+        return { content: first ? '{"a":"A"}' : '{"b":"B"}' };
+      });
+      const { input } = await env.deps.services.chainRuns.createRun(org.organizationId, {
+        actionChainId: chain.chainId,
+        payload: {},
+        triggerType: 'api',
+        startedByUserId: org.chat.userId,
+      });
+      // Planned when the run is created: the enabled steps, in order.
+      expect(input.plan?.steps.map((s) => [s.stepOrder, s.name])).to.deep.equal([
+        [1, 'one'],
+        [2, 'two'],
+      ]);
+      expect((await getRun(env, org, chain.chainId, input.runId)).status).to.equal('pending');
+      const workflowId = workflowIds.chainRun(org.organizationId, input.runId, input.generation);
+      const handle = await client.workflow.start(WORKFLOWS.chainRun, {
+        taskQueue: env.config.temporal.taskQueue,
+        workflowId,
+        // An execution started before plans were made has none.
+        args: [planned ? input : { ...input, plan: undefined }],
+      });
+      // Running while its first step waits for the model.
+      await eventually(async () => (await getRun(env, org, chain.chainId, input.runId)).status === 'running');
+      release();
+      expect(await handle.result()).to.deep.equal({ status: 'success', statusMessage: null });
+      const run = await getRun(env, org, chain.chainId, input.runId);
+      expect([run.status, run.statusMessage]).to.deep.equal(['success', null]);
+      expect(run.state).to.deep.equal({ input: {}, a: 'A', b: 'B' });
+      expect(run.startedAt).to.be.a('string');
+      expect(Date.parse(run.finishedAt!)).to.be.at.least(Date.parse(run.startedAt!));
+      // A planned execution that succeeds runs no local activity: its steps begin and end the run.
+      const { events } = await handle.fetchHistory();
+      const localActivities = events!.filter(
+        (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+      );
+      expect(localActivities).to.have.length(planned ? 0 : 2);
+      if (planned) await recordHistory(env, workflowId, 'chain-run-planned');
+      off();
+    }
   });
 
   it('shows a re-run as running at once with resetToRunning, and refuses a re-run while one runs', async () => {

@@ -1,4 +1,4 @@
-import { executeChild, workflowInfo } from '@temporalio/workflow';
+import { executeChild, patched, workflowInfo } from '@temporalio/workflow';
 import { childSearchAttributes } from './search-attributes';
 import {
   FAILURES,
@@ -8,7 +8,10 @@ import {
   type ChainRunInput,
   type ChainRunPlan,
   type ChainRunResult,
+  type ChainStepInput,
   type ChainStepOutcome,
+  type FanOutSettings,
+  type PlannedSteps,
 } from '@contracts';
 import { failureReason } from './agent-loop';
 import { chainSteps, chainStore } from './chain-activity-proxies';
@@ -23,7 +26,7 @@ function failureType(err: unknown): string | undefined {
 }
 
 /** Runs a fan-out step's elements in slices, one child workflow per slice, one slice after another. */
-async function fanOut(input: ChainRunInput, stepId: string, elements: number, plan: ChainRunPlan['fanOut']) {
+async function fanOut(input: ChainRunInput, stepId: string, elements: number, plan: FanOutSettings) {
   const parent = workflowInfo().workflowId;
   for (let from = 0; from < elements; from += plan.batchSize) {
     const slice: ChainFanOutInput = {
@@ -41,27 +44,49 @@ async function fanOut(input: ChainRunInput, stepId: string, elements: number, pl
   }
 }
 
+const PATCHES = {
+  /** the plan comes with the input: no local activity begins or ends a run that succeeds (see below) */
+  plannedExecution: 'chain-run-planned-execution',
+};
+
 /**
  * One execution of a chain run (id: workflowIds.chainRun): each step an activity, in order; a fan-out step's
  * elements in child workflows. The run's state lives in the database, so the history holds only outcomes. A
  * step that fails ends the run `failed` with a message naming the step; a re-run resumes at that step.
+ *
+ * An execution whose input brings its plan (planned when the run was created) has its first step mark the run
+ * running and its last step end it: a successful run costs no local activity beyond its steps' activities.
+ * Executions without one (started before plans) begin and end with a local activity each.
  */
 export async function chainRunWorkflow(input: ChainRunInput): Promise<ChainRunResult> {
-  let plan: ChainRunPlan;
-  try {
-    plan = await chainStore.beginChainRun(input);
-  } catch (err) {
-    if (failureType(err) === FAILURES.chainRunSuperseded)
-      return { status: 'failed', statusMessage: failureReason(err) };
-    throw err;
+  const planned = input.plan !== undefined && patched(PATCHES.plannedExecution);
+  // Steps and fan-out slices do not need the plan: it stays out of their inputs.
+  const { plan: given, ...execution } = input;
+  let plan: PlannedSteps & Partial<ChainRunPlan>;
+  if (planned) plan = given!;
+  else {
+    try {
+      plan = await chainStore.beginChainRun(input);
+    } catch (err) {
+      if (failureType(err) === FAILURES.chainRunSuperseded)
+        return { status: 'failed', statusMessage: failureReason(err) };
+      throw err;
+    }
   }
-  for (const step of plan.steps) {
+  const last = plan.steps.length - 1;
+  for (const [i, step] of plan.steps.entries()) {
     let outcome: ChainStepOutcome;
     try {
-      const stepInput = { ...input, stepId: step.stepId };
-      outcome = await chainSteps.runChainStep(stepInput);
+      const stepInput: ChainStepInput = {
+        ...execution,
+        stepId: step.stepId,
+        ...(planned && i === last ? { finishesRun: true } : {}),
+      };
+      outcome = await chainSteps.runChainStep(
+        planned && i === 0 ? { ...stepInput, marksRunning: true } : stepInput,
+      );
       if (outcome.kind === 'fan-out') {
-        await fanOut(input, step.stepId, outcome.elements, plan.fanOut);
+        await fanOut(execution, step.stepId, outcome.elements, (outcome.fanOut ?? plan.fanOut)!);
         outcome = await chainSteps.collectChainFanOut(stepInput);
       }
     } catch (err) {
@@ -72,7 +97,7 @@ export async function chainRunWorkflow(input: ChainRunInput): Promise<ChainRunRe
     if (outcome.kind === 'failed') {
       const statusMessage = `step ${step.stepOrder}${step.name ? ` (${step.name})` : ''} failed: ${outcome.detail}`;
       await chainStore.finishChainRun({
-        ...input,
+        ...execution,
         status: 'failed',
         statusMessage,
         failedStepId: step.stepId,
@@ -80,6 +105,8 @@ export async function chainRunWorkflow(input: ChainRunInput): Promise<ChainRunRe
       return { status: 'failed', statusMessage };
     }
   }
-  await chainStore.finishChainRun({ ...input, status: 'success', statusMessage: null });
+  // A planned execution's last step has ended the run.
+  if (!planned || last < 0)
+    await chainStore.finishChainRun({ ...execution, status: 'success', statusMessage: null });
   return { status: 'success', statusMessage: null };
 }

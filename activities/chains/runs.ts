@@ -17,6 +17,7 @@ import {
 import type { ChainDoc, StepDoc } from '@lib/chains/chain.schema';
 import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
 import { derivedRunId, type ChainRunsService } from '@lib/chains/chain-runs.service';
+import { runPlan } from '@lib/chains/run-plan';
 import { AppError, InsufficientCreditsError } from '@lib/errors';
 import type { StepOutcome } from '@lib/chains/chain-run.schema';
 import { guardHolds, renderTemplate, selectElements } from '@lib/chains/expressions';
@@ -93,15 +94,20 @@ function readDefinition(tenant: TenantRepositories, actionChainId: string) {
 export function createChainActivities(deps: ChainActivityDeps) {
   const executions = new ExecutionCache();
 
-  /** Reads an execution's run, chain, steps and attachments (one round) and keeps them for its next steps. */
-  async function readExecution(input: ChainRunInput): Promise<ExecutionSnapshot> {
+  /**
+   * Reads an execution's run, chain, steps and attachments (one round) and keeps them for its next steps. The
+   * first step of a planned execution marks the run running in the same round (it is the run's read).
+   */
+  async function readExecution(input: ChainStepInput): Promise<ExecutionSnapshot> {
     const tenant = deps.repos.tenant(input.organizationId);
     // (An execution started before its input named the chain reads the chain after the run.)
     const [run, byInput] = await Promise.all([
-      tenant.chainRuns.get(input.runId),
+      input.marksRunning
+        ? tenant.chainRuns.markRunning(input.runId, input.generation)
+        : tenant.chainRuns.get(input.runId),
       input.actionChainId ? readDefinition(tenant, input.actionChainId) : undefined,
     ]);
-    if (!run) throw superseded('the run was deleted');
+    if (!run) throw superseded(input.marksRunning ? 'the run was re-run or deleted' : 'the run was deleted');
     if (run.generation !== input.generation) throw superseded('the run was re-run');
     const [chain, steps, attachments] =
       input.actionChainId === run.actionChainId ? byInput! : await readDefinition(tenant, run.actionChainId);
@@ -288,7 +294,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
 
   /** One attempt at a step (see runChainStep), on the worker's copy of the execution unless `fresh`. */
   async function runStep(input: ChainStepInput, fresh: boolean): Promise<ChainStepOutcome> {
-    const cached = fresh ? undefined : executions.get(input);
+    const cached = fresh || input.marksRunning ? undefined : executions.get(input);
     const credit = creditCheck(input.organizationId, cached);
     const run = await load(input, cached);
     const { step, state, stepResult } = run;
@@ -314,7 +320,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
         await runs.clearElements(input.runId, step._id);
         await runs.putElements(input.runId, step._id, selection.elements, fingerprint);
       }
-      return { kind: 'fan-out', elements: selection.elements.length };
+      return { kind: 'fan-out', elements: selection.elements.length, fanOut: fanOutSettings() };
     }
     const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${step._id}`;
     const tools = await loadStepTools(run.tenant, run.attachments, run.runRef, scope, deps);
@@ -326,9 +332,64 @@ export function createChainActivities(deps: ChainActivityDeps) {
     return outcome;
   }
 
+  /** Ends the execution: records the failed step, if any, and the run's status. */
+  async function finishRun(
+    input: ChainRunInput & {
+      status: 'success' | 'failed';
+      statusMessage: string | null;
+      failedStepId?: string;
+    },
+  ): Promise<void> {
+    const tenant = deps.repos.tenant(input.organizationId);
+    const actionChainId = input.actionChainId ?? (await tenant.chainRuns.get(input.runId))?.actionChainId;
+    const step =
+      actionChainId && input.failedStepId
+        ? await tenant.chains.getStep(actionChainId, input.failedStepId)
+        : null;
+    // A superseded execution writes nothing: the run is another execution's now.
+    if (step)
+      await tenant.chainRuns.recordStep(input.runId, input.generation, {
+        stepId: step._id,
+        stepOrder: step.stepOrder,
+        name: step.name,
+        outcome: 'failed',
+        detail: input.statusMessage,
+        modelCalls: 0,
+        generation: input.generation,
+        finishedAt: new Date(),
+      });
+    // The run's browser sessions end with it (no step of the execution runs any more: in the same round).
+    await Promise.all([
+      tenant.chainRuns.finish(input.runId, input.generation, input.status, input.statusMessage),
+      actionChainId &&
+        endSessionsOf(deps.repos, deps.temporal, input.organizationId, {
+          type: 'chain_run',
+          actionChainId,
+          runId: input.runId,
+        }),
+    ]);
+    executions.delete(input);
+    deps.logger.info(
+      { organizationId: input.organizationId, runId: input.runId, status: input.status },
+      'chain run finished',
+    );
+  }
+
+  const fanOutSettings = () => ({
+    batchSize: deps.chains.fanOutBatch,
+    concurrency: deps.chains.fanOutConcurrency,
+  });
+
+  /** A planned execution's last step ends the run once it succeeded or was skipped: no activity follows it. */
+  async function settle(input: ChainStepInput, outcome: ChainStepOutcome): Promise<ChainStepOutcome> {
+    if (input.finishesRun && (outcome.kind === 'success' || outcome.kind === 'skipped'))
+      await finishRun({ ...input, status: 'success', statusMessage: null });
+    return outcome;
+  }
+
   return {
-    /** Marks the execution running and lists the steps it runs: every enabled step that has not succeeded yet
-     * (a re-run resumes at the first that did not), or only `onlyStep`. */
+    /** Marks the execution running and lists the steps it runs (runPlan): for executions whose input has no
+     * plan, those started before plans were made when the run is created. */
     async beginChainRun(input: ChainRunInput): Promise<ChainRunPlan> {
       const tenant = deps.repos.tenant(input.organizationId);
       // The same round reads what the steps need, for the worker's copy of the execution.
@@ -343,15 +404,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
           ? definition!
           : [undefined, await tenant.chains.listSteps(run.actionChainId), []];
       if (chain) executions.set(input, snapshotOf(run, chain, all, attachments, balance));
-      const steps = all.filter((s) =>
-        input.onlyStep !== undefined
-          ? s.stepOrder === input.onlyStep
-          : s.enabled && !['success', 'skipped'].includes(run.stepResults[s._id]?.outcome ?? ''),
-      );
-      return {
-        steps: steps.map((s) => ({ stepId: s._id, stepOrder: s.stepOrder, name: s.name })),
-        fanOut: { batchSize: deps.chains.fanOutBatch, concurrency: deps.chains.fanOutConcurrency },
-      };
+      return { ...runPlan(all, run.stepResults, input.onlyStep), fanOut: fanOutSettings() };
     },
 
     /**
@@ -361,7 +414,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
     async runChainStep(input: ChainStepInput): Promise<ChainStepOutcome> {
       for (let fresh = retried(); ; fresh = true) {
         try {
-          return await runStep(input, fresh);
+          return await settle(input, await runStep(input, fresh));
         } catch (err) {
           // Once only: a state read afresh is current.
           if (!(err instanceof StaleSnapshot) || fresh) throw err;
@@ -415,7 +468,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
       } else fields[`step${step.stepOrder}`] = values;
       const outcome = await succeed(input, run, fields, modelCalls);
       if (outcome.kind === 'success') await runs.clearElements(input.runId, step._id);
-      return outcome;
+      return settle(input, outcome);
     },
 
     /** The run an agent's chain tool call starts (its id derives from the call, so a retry finds it). */
@@ -459,46 +512,6 @@ export function createChainActivities(deps: ChainActivityDeps) {
     },
 
     /** Ends the execution: records the failed step, if any, and the run's status. */
-    async finishChainRun(
-      input: ChainRunInput & {
-        status: 'success' | 'failed';
-        statusMessage: string | null;
-        failedStepId?: string;
-      },
-    ): Promise<void> {
-      const tenant = deps.repos.tenant(input.organizationId);
-      const actionChainId = input.actionChainId ?? (await tenant.chainRuns.get(input.runId))?.actionChainId;
-      const step =
-        actionChainId && input.failedStepId
-          ? await tenant.chains.getStep(actionChainId, input.failedStepId)
-          : null;
-      // A superseded execution writes nothing: the run is another execution's now.
-      if (step)
-        await tenant.chainRuns.recordStep(input.runId, input.generation, {
-          stepId: step._id,
-          stepOrder: step.stepOrder,
-          name: step.name,
-          outcome: 'failed',
-          detail: input.statusMessage,
-          modelCalls: 0,
-          generation: input.generation,
-          finishedAt: new Date(),
-        });
-      // The run's browser sessions end with it (no step of the execution runs any more: in the same round).
-      await Promise.all([
-        tenant.chainRuns.finish(input.runId, input.generation, input.status, input.statusMessage),
-        actionChainId &&
-          endSessionsOf(deps.repos, deps.temporal, input.organizationId, {
-            type: 'chain_run',
-            actionChainId,
-            runId: input.runId,
-          }),
-      ]);
-      executions.delete(input);
-      deps.logger.info(
-        { organizationId: input.organizationId, runId: input.runId, status: input.status },
-        'chain run finished',
-      );
-    },
+    finishChainRun: finishRun,
   };
 }

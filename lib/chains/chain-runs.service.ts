@@ -7,9 +7,12 @@ import { newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
+import type { StepDoc } from './chain.schema';
 import type { TriggerType } from './chain-run.schema';
+import type { ChainRun } from './chain-runs.repository';
 import type { ChainOrderField } from './chains.repository';
 import type { ChainsService } from './chains.service';
+import { runPlan } from './run-plan';
 import { firstStep, validatorFor } from './step-fields';
 import { toRunView } from './views';
 
@@ -53,8 +56,7 @@ export class ChainRunsService {
   }
 
   /** 400 unless the payload fits the input schema of the chain's first enabled step. */
-  private async checkInput(organizationId: string, actionChainId: string, payload: Record<string, unknown>) {
-    const steps = await this.repos.tenant(organizationId).chains.listSteps(actionChainId);
+  private checkInput(steps: StepDoc[], payload: Record<string, unknown>) {
     const first = firstStep(steps.filter((s) => s.enabled));
     if (!first?.inputSchemaJson) return;
     const validate = validatorFor(first.inputSchemaJson);
@@ -69,11 +71,21 @@ export class ChainRunsService {
     }
   }
 
-  private async checkOnlyStep(organizationId: string, actionChainId: string, onlyStep: number | undefined) {
-    if (onlyStep === undefined) return;
-    const steps = await this.repos.tenant(organizationId).chains.listSteps(actionChainId);
-    if (!steps.some((s) => s.stepOrder === onlyStep))
+  private checkOnlyStep(steps: StepDoc[], onlyStep: number | undefined) {
+    if (onlyStep !== undefined && !steps.some((s) => s.stepOrder === onlyStep))
       throw badRequest(`onlyStep ${onlyStep} is not the stepOrder of a step of this chain`);
+  }
+
+  /** The input of an execution of `run`, with the steps it runs planned from the steps read with it. */
+  private executionOf(run: ChainRun, steps: StepDoc[], onlyStep: number | undefined): ChainRunInput {
+    return {
+      organizationId: run.organizationId,
+      runId: run._id,
+      generation: run.generation,
+      actionChainId: run.actionChainId,
+      ...(onlyStep !== undefined ? { onlyStep } : {}),
+      plan: runPlan(steps, run.stepResults, onlyStep),
+    };
   }
 
   private async launch(input: ChainRunInput, triggerId: string | undefined) {
@@ -86,13 +98,13 @@ export class ChainRunsService {
 
   /** Creates a new run (or finds the one a deterministic runId already names) without starting it. */
   async createRun(organizationId: string, start: StartRun) {
-    // Read together, reported in order (a missing chain is a 404 before any 400 about its steps).
-    const checks = await Promise.allSettled([
+    // Read together: a missing chain is a 404 (and has no steps) before any 400 about its steps.
+    const [, steps] = await Promise.all([
       this.chains.chain({ organizationId }, start.actionChainId),
-      this.checkOnlyStep(organizationId, start.actionChainId, start.onlyStep),
-      this.checkInput(organizationId, start.actionChainId, start.payload),
+      this.repos.tenant(organizationId).chains.listSteps(start.actionChainId),
     ]);
-    for (const check of checks) if (check.status === 'rejected') throw check.reason;
+    this.checkOnlyStep(steps, start.onlyStep);
+    this.checkInput(steps, start.payload);
     const runId = start.runId ?? newId('run');
     const create = () =>
       this.runs(organizationId).create({
@@ -109,13 +121,7 @@ export class ChainRunsService {
     const run = start.runId
       ? (await createOrFind(() => this.runs(organizationId).get(runId), create)).doc
       : await create();
-    const input: ChainRunInput = {
-      organizationId,
-      runId,
-      generation: run.generation,
-      actionChainId: start.actionChainId,
-      ...(start.onlyStep !== undefined ? { onlyStep: start.onlyStep } : {}),
-    };
+    const input = this.executionOf(run, steps, start.onlyStep);
     return { run, input };
   }
 
@@ -156,9 +162,12 @@ export class ChainRunsService {
     await this.chains.chain(ctx, actionChainId);
     if (body.payload && Object.keys(body.payload).length)
       throw badRequest("payload is the input of a new run; a re-run (runId) uses the run's state");
-    const existing = await this.runs(ctx.organizationId).get(body.runId);
+    const [existing, steps] = await Promise.all([
+      this.runs(ctx.organizationId).get(body.runId),
+      this.repos.tenant(ctx.organizationId).chains.listSteps(actionChainId),
+    ]);
     if (!existing || existing.actionChainId !== actionChainId) throw notFound('run');
-    await this.checkOnlyStep(ctx.organizationId, actionChainId, body.onlyStep);
+    this.checkOnlyStep(steps, body.onlyStep);
     const messageId = newId('msg');
     const run = await this.runs(ctx.organizationId).rerun(body.runId, {
       status: resetToRunning ? 'running' : 'pending',
@@ -166,13 +175,7 @@ export class ChainRunsService {
       startedByUserId: ctx.userId,
     });
     if (!run) throw conflict('the run is still pending or running; re-run it once it has finished');
-    await this.launchOrFail(ctx.organizationId, {
-      organizationId: ctx.organizationId,
-      runId: run._id,
-      generation: run.generation,
-      actionChainId,
-      ...(body.onlyStep !== undefined ? { onlyStep: body.onlyStep } : {}),
-    });
+    await this.launchOrFail(ctx.organizationId, this.executionOf(run, steps, body.onlyStep));
     return { messageId, runId: run._id, actionChainId };
   }
 

@@ -11,6 +11,8 @@ export interface Run {
   generation: number;
   state: Record<string, unknown>;
   steps: Array<{ stepOrder: number; outcome: string; detail: string | null; modelCalls: number }>;
+  startedAt: string | null;
+  finishedAt: string | null;
 }
 
 /** The system message of a chat request: a chain step's is its chain's llmInstructions. */

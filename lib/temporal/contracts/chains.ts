@@ -8,6 +8,9 @@ export interface ChainRunInput {
   actionChainId?: string;
   /** run only the step with this stepOrder, against the run's state */
   onlyStep?: number;
+  /** the steps to run, planned when the execution was created (absent in executions started before it was
+   * added; those plan in a first local activity, which also marks the run running) */
+  plan?: PlannedSteps;
 }
 
 export interface ChainRunResult {
@@ -15,21 +18,36 @@ export interface ChainRunResult {
   statusMessage: string | null;
 }
 
-/** The steps an execution runs, in order, and how fan-outs are cut up. */
-export interface ChainRunPlan {
+/** The steps an execution runs, in order. */
+export interface PlannedSteps {
   steps: Array<{ stepId: string; stepOrder: number; name: string }>;
-  fanOut: { batchSize: number; concurrency: number };
+}
+
+/** How a fan-out step's elements are cut up: slices of `batchSize`, `concurrency` elements at a time. */
+export interface FanOutSettings {
+  batchSize: number;
+  concurrency: number;
+}
+
+/** What the local activity that begins an execution without a plan answers. */
+export interface ChainRunPlan extends PlannedSteps {
+  fanOut: FanOutSettings;
 }
 
 export interface ChainStepInput extends ChainRunInput {
   stepId: string;
+  /** the execution's first step (of a planned execution): it marks the run running as it reads it */
+  marksRunning?: boolean;
+  /** the execution's last step (of a planned execution): once it succeeds or is skipped, it ends the run */
+  finishesRun?: boolean;
 }
 
-/** How a step ended; `fan-out` means its elements are ready to run (`elements` of them). */
+/** How a step ended; `fan-out` means its elements are ready to run (`elements` of them, cut up as the worker's
+ * settings say; absent in outcomes recorded before, whose execution took them from its ChainRunPlan). */
 export type ChainStepOutcome =
   | { kind: 'success' | 'skipped'; detail?: string }
   | { kind: 'failed'; detail: string }
-  | { kind: 'fan-out'; elements: number };
+  | { kind: 'fan-out'; elements: number; fanOut?: FanOutSettings };
 
 /** A slice of a fan-out step's elements, run by one child workflow. */
 export interface ChainFanOutInput extends ChainStepInput {
