@@ -369,6 +369,29 @@ describe('action chain runs', function () {
     }
   });
 
+  it('keeps when a run started through a retried first step, and a re-run shown running at once starts then', async () => {
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, name: 'flaky', outputSchema: obj({ a: str }) },
+    ]);
+    const calls: number[] = [];
+    chain.answer(() => {
+      calls.push(Date.now());
+      return calls.length === 1
+        ? { error: { status: 500, message: 'the model is down for a moment' } }
+        : { content: '{"a":"1"}' };
+    });
+    const run = await runToEnd(env, org, chain.chainId);
+    expect(run.status).to.equal('success');
+    expect(calls).to.have.length(2);
+    // Marked running before the first model call, not again when the step was retried a second later.
+    expect(Date.parse(run.startedAt!)).to.be.at.most(calls[0]!);
+    await startRun(env, org, chain.chainId, { runId: run.runId, onlyStep: 1 }, '?resetToRunning=true');
+    const rerun = await finished(env, org, chain.chainId, run.runId);
+    expect(calls).to.have.length(3);
+    expect(Date.parse(rerun.startedAt!)).to.be.above(calls[1]!);
+    expect(Date.parse(rerun.startedAt!)).to.be.at.most(calls[2]!);
+  });
+
   it('shows a re-run as running at once with resetToRunning, and refuses a re-run while one runs', async () => {
     const chain = await createRunnableChain(env, org, [
       { stepOrder: 1, name: 'slow', outputSchema: obj({ a: str }) },

@@ -86,6 +86,11 @@ describe('chain step writes through the driver', () => {
     expect(running).to.include({ _id: run._id, status: 'running' });
     expect(running.startedAt).to.be.instanceOf(Date);
     expect(running.updatedAt).to.deep.equal(running.startedAt);
+    // Marking it again (a retried first step) keeps when it started.
+    await tickPast(running.updatedAt);
+    const again = (await tenant().chainRuns.markRunning(run._id, 1))!;
+    expect(again).to.include({ status: 'running' });
+    expect(again.startedAt).to.deep.equal(running.startedAt);
     expect(await tenant(other).chainRuns.finish(run._id, 1, 'success', null)).to.equal(null);
     const done = (await tenant().chainRuns.finish(run._id, 1, 'failed', 'step 1 failed: no'))!;
     expect(done).to.include({ status: 'failed', statusMessage: 'step 1 failed: no' });

@@ -57,7 +57,16 @@ export class ChainRunsRepository extends TenantRepository {
     return this.runs
       .findOneAndUpdate(
         { _id: runId, organizationId: this.organizationId, status: { $in: ['success', 'failed'] } },
-        { $inc: { generation: 1 }, $set: { ...set, statusMessage: null, finishedAt: null } },
+        {
+          $inc: { generation: 1 },
+          // Shown running at once (resetToRunning): it starts now, as markRunning would have it.
+          $set: {
+            ...set,
+            statusMessage: null,
+            finishedAt: null,
+            ...(set.status === 'running' ? { startedAt: new Date() } : {}),
+          },
+        },
         { new: true },
       )
       .lean<ChainRun>();
@@ -71,13 +80,20 @@ export class ChainRunsRepository extends TenantRepository {
   // The writes of every execution (markRunning, finish) and of every step (recordStep) go through the driver
   // (see driverCollection): they set updatedAt themselves, as the schema's timestamps would.
 
+  /**
+   * Marks a pending execution running, from now; the run as it is after (null when the execution is not the run's
+   * current one). An execution already running keeps its startedAt: a retried first step must not move it, and a
+   * re-run shown running at once started then.
+   */
   async markRunning(runId: string, generation: number) {
     const now = new Date();
-    return (await driverCollection(this.runs).findOneAndUpdate(
-      this.current(runId, generation),
+    const runs = driverCollection(this.runs);
+    const marked = await runs.findOneAndUpdate(
+      { ...this.current(runId, generation), status: 'pending' },
       { $set: { status: 'running', startedAt: now, updatedAt: now } },
       { returnDocument: 'after' },
-    )) as ChainRun | null;
+    );
+    return (marked ?? (await runs.findOne(this.current(runId, generation)))) as ChainRun | null;
   }
 
   /**
