@@ -388,8 +388,8 @@ export function createChainActivities(deps: ChainActivityDeps) {
   }
 
   return {
-    /** Marks the execution running and lists the steps it runs (runPlan): for executions whose input has no
-     * plan, those started before plans were made when the run is created. */
+    /** Marks the execution running and lists the steps it runs (runPlan). Only executions started before runs
+     * were planned at creation call it: their input has no plan. */
     async beginChainRun(input: ChainRunInput): Promise<ChainRunPlan> {
       const tenant = deps.repos.tenant(input.organizationId);
       // The same round reads what the steps need, for the worker's copy of the execution.
@@ -511,7 +511,8 @@ export function createChainActivities(deps: ChainActivityDeps) {
       };
     },
 
-    /** Ends the execution: records the failed step, if any, and the run's status. */
+    /** The local activity that ends an execution its last step did not end: a failed one, one with no steps to
+     * run, and every execution started without a plan. */
     finishChainRun: finishRun,
   };
 }
