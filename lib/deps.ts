@@ -132,6 +132,8 @@ export async function createDeps(
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
+  // Usage records a chain step did not wait for are written before the database closes.
+  await deps.services.credits.settled();
   deps.mailer.close();
   await deps.outbound.close();
   await Promise.allSettled([

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { CreditsService } from '@lib/credits/credits.service';
 import { InsufficientCreditsError } from '@lib/errors';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg } from './helpers/org';
@@ -104,6 +105,48 @@ describe('organization credits', () => {
     expect(refused).to.include({ status: 402, code: 'insufficient_credits', balance: 0 });
     await credits().grant(org.organizationId, 1);
     await credits().requireCredits(org.organizationId);
+  });
+
+  it('waits in settled() for every usage record still being written (closeDeps does, before the database closes)', async () => {
+    const org = await createTestOrg(env);
+    // A service whose usage records are held back until the test lets them through.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const repos = env.deps.repos;
+    const held = new CreditsService(
+      {
+        ...repos,
+        tenant: (id: string) => {
+          const tenant = repos.tenant(id);
+          const create = tenant.llmUsage.create.bind(tenant.llmUsage);
+          const llmUsage = Object.assign(Object.create(tenant.llmUsage) as typeof tenant.llmUsage, {
+            create: async (...args: Parameters<typeof create>) => {
+              await gate;
+              return create(...args);
+            },
+          });
+          return new Proxy(tenant, {
+            get: (target, key): unknown => (key === 'llmUsage' ? llmUsage : Reflect.get(target, key)),
+          });
+        },
+      } as typeof repos,
+      env.config.credits,
+    );
+    const call = { purpose: 'chain-step' as const, model: 'gpt-4o-mini', usage: { prompt_tokens: 10 } };
+    const recording = held.recordUsage(org.organizationId, call);
+    let settled = false;
+    void held.settled().then(() => (settled = true));
+    // Many round trips' worth of work later, the record is still held and settled() still waiting.
+    for (let i = 0; i < 100; i++) await credits().balance(org.organizationId);
+    expect(settled).to.equal(false);
+    release();
+    await held.settled();
+    const { usageId } = await recording;
+    expect((await credits().summary(org.organizationId)).recentUsage.map((u) => u.usageId)).to.deep.equal([
+      usageId,
+    ]);
+    // Nothing left to wait for.
+    await held.settled();
   });
 
   it('refuses grants of nothing, of fractions and to organizations that do not exist', async () => {

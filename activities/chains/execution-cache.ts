@@ -89,3 +89,28 @@ export class ExecutionCache {
     this.entries.delete(ExecutionCache.key(input));
   }
 }
+
+/**
+ * Work a step started for its execution and did not wait for (a promise that never rejects: its payment, see
+ * billLater), kept until it is done so that the execution's next step and its end, on this worker, can wait for it.
+ * An execution that goes on on another worker does not wait: the payment lands a round trip after the step.
+ */
+export class ExecutionWrites {
+  private readonly pending = new Map<string, Set<Promise<void>>>();
+
+  add(input: ChainRunInput, write: Promise<void>) {
+    const key = ExecutionCache.key(input);
+    const writes = this.pending.get(key) ?? new Set();
+    this.pending.set(key, writes);
+    writes.add(write);
+    void write.finally(() => {
+      writes.delete(write);
+      if (writes.size === 0 && this.pending.get(key) === writes) this.pending.delete(key);
+    });
+  }
+
+  async settled(input: ChainRunInput) {
+    const writes = this.pending.get(ExecutionCache.key(input));
+    if (writes) await Promise.all(writes);
+  }
+}

@@ -27,6 +27,7 @@ import type { Logger } from '@lib/logger';
 import type { Repositories, TenantRepositories } from '@lib/repositories';
 import {
   ExecutionCache,
+  ExecutionWrites,
   MAX_CACHED_STATE_CHARS,
   snapshotOf,
   type ExecutionSnapshot,
@@ -93,6 +94,7 @@ function readDefinition(tenant: TenantRepositories, actionChainId: string) {
 
 export function createChainActivities(deps: ChainActivityDeps) {
   const executions = new ExecutionCache();
+  const pendingBills = new ExecutionWrites();
 
   /**
    * Reads an execution's run, chain, steps and attachments (one round) and keeps them for its next steps. The
@@ -162,43 +164,62 @@ export function createChainActivities(deps: ChainActivityDeps) {
     return ctx;
   }
 
-  /** Renders the step's instructions and asks the model; returns its (schema-checked) answer. */
   /**
    * Whether the organization may pay for a model call: started early, awaited just before the call. A positive
-   * balance this worker's last debit for the execution left is taken as it is (no read); anything else is read.
+   * balance this worker's last payment for the execution left (waited for: billLater) is taken as it is (no read);
+   * anything else is read.
    */
-  function creditCheck(organizationId: string, known?: ExecutionSnapshot): Promise<void> {
-    if (known?.balance !== undefined && known.balance > 0) return Promise.resolve();
-    const check = deps.credits.requireCredits(organizationId).catch((err: unknown) => {
-      if (err instanceof InsufficientCreditsError)
-        throw ApplicationFailure.nonRetryable(
-          "the organization's credits are used up; an operator can grant more",
-          FAILURES.chainStepFailed,
-        );
-      throw err;
-    });
+  function creditCheck(input: ChainRunInput, known?: ExecutionSnapshot): Promise<void> {
+    const check = (async () => {
+      if (known) await pendingBills.settled(input);
+      if (known?.balance !== undefined && known.balance > 0) return;
+      try {
+        await deps.credits.requireCredits(input.organizationId);
+      } catch (err) {
+        if (err instanceof InsufficientCreditsError)
+          throw ApplicationFailure.nonRetryable(
+            "the organization's credits are used up; an operator can grant more",
+            FAILURES.chainStepFailed,
+          );
+        throw err;
+      }
+    })();
     check.catch(() => undefined); // a step that never asks the model never reads it
     return check;
   }
 
-  /** Pays for a step's model calls (run alongside the step's own write); keeps the balance it leaves. */
-  async function bill(
-    organizationId: string,
-    stepId: string,
-    usage: StepAnswer['usage'],
-    snapshot?: ExecutionSnapshot,
-  ) {
+  /** Pays for a step's model calls; keeps the balance it leaves. */
+  async function bill(input: ChainStepInput, usage: StepAnswer['usage'], snapshot?: ExecutionSnapshot) {
     for (const call of usage) {
-      const { balance } = await deps.credits.recordUsage(organizationId, {
+      const { balance } = await deps.credits.recordUsage(input.organizationId, {
         purpose: 'chain-step',
         model: call.model,
         usage: { prompt_tokens: call.promptTokens, completion_tokens: call.completionTokens },
-        reference: stepId,
+        reference: input.stepId,
       });
       if (snapshot) snapshot.balance = balance;
     }
   }
 
+  /**
+   * Pays for a step's model calls once its result is written, without holding the step up: the execution's next
+   * step (its credit check) and its end wait for it, on this worker. A worker dying between the result and the
+   * payment loses the charge, as when the two ran side by side; a payment that fails is logged, since a retry of
+   * the recorded step would not make it either.
+   */
+  function billLater(input: ChainStepInput, usage: StepAnswer['usage'], snapshot: ExecutionSnapshot) {
+    pendingBills.add(
+      input,
+      bill(input, usage, snapshot).catch((err: unknown) =>
+        deps.logger.error(
+          { err, organizationId: input.organizationId, runId: input.runId, stepId: input.stepId },
+          'a chain step could not be paid for',
+        ),
+      ),
+    );
+  }
+
+  /** Renders the step's instructions and asks the model; returns its (schema-checked) answer. */
   async function ask(
     run: StepRun,
     tools: StepTools,
@@ -295,7 +316,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
   /** One attempt at a step (see runChainStep), on the worker's copy of the execution unless `fresh`. */
   async function runStep(input: ChainStepInput, fresh: boolean): Promise<ChainStepOutcome> {
     const cached = fresh || input.marksRunning ? undefined : executions.get(input);
-    const credit = creditCheck(input.organizationId, cached);
+    const credit = creditCheck(input, cached);
     const run = await load(input, cached);
     const { step, state, stepResult } = run;
     if (stepResult?.generation === input.generation && stepResult.outcome !== 'failed')
@@ -325,11 +346,20 @@ export function createChainActivities(deps: ChainActivityDeps) {
     const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${step._id}`;
     const tools = await loadStepTools(run.tenant, run.attachments, run.runRef, scope, deps);
     const answer = await ask(run, tools, credit);
-    const [, outcome] = await Promise.all([
-      bill(input.organizationId, step._id, answer.usage, run.snapshot),
-      succeed(input, run, outputFields(step, answer.value), answer.modelCalls),
-    ]);
-    return outcome;
+    const fields = outputFields(step, answer.value);
+    // The last step waits for its payment: a run shown ended is paid for (finishRun waits for the others).
+    if (input.finishesRun) {
+      const [, outcome] = await Promise.all([
+        bill(input, answer.usage, run.snapshot),
+        succeed(input, run, fields, answer.modelCalls),
+      ]);
+      return outcome;
+    }
+    try {
+      return await succeed(input, run, fields, answer.modelCalls);
+    } finally {
+      billLater(input, answer.usage, run.snapshot);
+    }
   }
 
   /** Ends the execution: records the failed step, if any, and the run's status. */
@@ -341,6 +371,8 @@ export function createChainActivities(deps: ChainActivityDeps) {
     },
   ): Promise<void> {
     const tenant = deps.repos.tenant(input.organizationId);
+    // A run shown ended is paid for (the steps that did not wait for their payments, on this worker).
+    await pendingBills.settled(input);
     const actionChainId = input.actionChainId ?? (await tenant.chainRuns.get(input.runId))?.actionChainId;
     const step =
       actionChainId && input.failedStepId
@@ -431,7 +463,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
 
     /** Runs a fan-out step for one element and stores its output (nothing goes back into the history). */
     async runChainElement(input: ChainElementInput): Promise<void> {
-      const credit = creditCheck(input.organizationId);
+      const credit = creditCheck(input);
       const ctx = await fanOutContext(input);
       const runs = ctx.tenant.chainRuns;
       const element = await runs.getElement(input.runId, input.stepId, input.index);
@@ -443,7 +475,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
         index: input.index,
       });
       await Promise.all([
-        bill(input.organizationId, input.stepId, answer.usage),
+        bill(input, answer.usage),
         runs.putElementOutput(input.runId, input.stepId, input.index, {
           outputJson: JSON.stringify(answer.value ?? null),
           modelCalls: answer.modelCalls,

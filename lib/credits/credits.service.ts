@@ -42,6 +42,9 @@ const MAX_GRANT = 1_000_000_000;
  * while the balance was positive is charged in full even if that takes the balance below zero.
  */
 export class CreditsService {
+  /** recordUsage calls still running. */
+  private readonly recording = new Set<Promise<void>>();
+
   constructor(
     private readonly repos: Repositories,
     private readonly settings: CreditSettings,
@@ -72,8 +75,27 @@ export class CreditsService {
     return after.balance;
   }
 
-  /** Records one model call and debits its cost; returns what it cost and the balance after. */
-  async recordUsage(organizationId: string, call: ModelCallUsage): Promise<RecordedUsage> {
+  /**
+   * Records one model call and debits its cost; returns what it cost and the balance after. A caller may leave it
+   * running (a chain step that is not its run's last does): `settled()` waits for every one still running.
+   */
+  recordUsage(organizationId: string, call: ModelCallUsage): Promise<RecordedUsage> {
+    const recording = this.record(organizationId, call);
+    const tracked = recording.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.recording.add(tracked);
+    void tracked.then(() => this.recording.delete(tracked));
+    return recording;
+  }
+
+  /** Waits for every recordUsage still running (before the database connection closes). */
+  async settled(): Promise<void> {
+    await Promise.all(this.recording);
+  }
+
+  private async record(organizationId: string, call: ModelCallUsage): Promise<RecordedUsage> {
     const promptTokens = tokenCount(call.usage?.prompt_tokens);
     const completionTokens = tokenCount(call.usage?.completion_tokens);
     const cost = creditCost({ promptTokens, completionTokens }, this.settings);
