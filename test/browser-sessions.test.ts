@@ -313,6 +313,49 @@ describe('browser sessions', function () {
     await eventually(() => ids.every((id) => browserPids(id).length === 0));
   });
 
+  it('fails a session whose Chromium dies: the action tells the model, the session ends failed', async () => {
+    const { agentId, model } = await browsingAgent();
+    const browse = (id: string, args: object) => ({ toolCalls: [{ id, name: 'browse', arguments: args }] });
+    env.llm.on({ model }, browse('call_b0', { action: 'navigate', url: `${origin}/` }), 1);
+    let sessionId = '';
+    // After the first action, Chromium is killed (a crash); the model then asks for the page's text.
+    env.llm.on(
+      { model },
+      async (body) => {
+        sessionId = toolResults(body)[0]!.sessionId as string;
+        const pids = browserPids(sessionId);
+        expect(pids).to.not.be.empty;
+        for (const pid of pids) process.kill(pid, 'SIGKILL');
+        await eventually(() => pids.every((pid) => !existsSync(`/proc/${pid}`)));
+        return browse('call_b1', { action: 'read_text' });
+      },
+      1,
+    );
+    let seen: Record<string, unknown>[] = [];
+    env.llm.on(
+      { model },
+      (body) => {
+        seen = toolResults(body);
+        return { content: 'done' };
+      },
+      1,
+    );
+    const conversationId = await browserTask(agentId);
+
+    expect(seen).to.have.length(2);
+    expect(seen[0]).to.include({ ok: true });
+    expect(seen[1]).to.include({ ok: false });
+    expect(seen[1]!.error).to.match(/^the browser session failed: /);
+    const [session] = await list(conversationId);
+    expect(session).to.include({ sessionId, status: 'failed' });
+    expect(session!.endReason).to.match(/^browser_failed: /);
+    await recordHistory(
+      env,
+      workflowIds.browserSession(org.organizationId, sessionId),
+      'browser-session-failed',
+    );
+  });
+
   it('expires an idle session and ends its browser', async () => {
     const { agentId } = await browsingAgent();
     const created = await as(env, org.owner.token)
