@@ -99,11 +99,19 @@ describe('browser sessions', function () {
     return agent;
   }
 
-  /** Scripts the agent's model: one browse call per round, then a final answer. */
-  function script(model: string, calls: object[]) {
-    calls.forEach((args, i) =>
-      env.llm.on({ model }, { toolCalls: [{ id: `call_b${i}`, name: 'browse', arguments: args }] }, 1),
-    );
+  /**
+   * Scripts the agent's model: one browse call per round (its arguments, or a function of the model request that
+   * returns them), then a final answer.
+   */
+  function script(model: string, calls: Array<object | ((body: ChatRequest) => Promise<object>)>) {
+    calls.forEach((args, i) => {
+      const call = (a: object) => ({ toolCalls: [{ id: `call_b${i}`, name: 'browse', arguments: a }] });
+      env.llm.on(
+        { model },
+        typeof args === 'function' ? async (body) => call(await args(body)) : call(args),
+        1,
+      );
+    });
     let seen: Record<string, unknown>[] = [];
     env.llm.on(
       { model },
@@ -315,33 +323,22 @@ describe('browser sessions', function () {
 
   it('fails a session whose Chromium dies: the action tells the model, the session ends failed', async () => {
     const { agentId, model } = await browsingAgent();
-    const browse = (id: string, args: object) => ({ toolCalls: [{ id, name: 'browse', arguments: args }] });
-    env.llm.on({ model }, browse('call_b0', { action: 'navigate', url: `${origin}/` }), 1);
     let sessionId = '';
-    // After the first action, Chromium is killed (a crash); the model then asks for the page's text.
-    env.llm.on(
-      { model },
+    const results = script(model, [
+      { action: 'navigate', url: `${origin}/` },
+      // After the first action Chromium is killed (a crash); the model then asks for the page's text.
       async (body) => {
         sessionId = toolResults(body)[0]!.sessionId as string;
         const pids = browserPids(sessionId);
         expect(pids).to.not.be.empty;
         for (const pid of pids) process.kill(pid, 'SIGKILL');
         await eventually(() => pids.every((pid) => !existsSync(`/proc/${pid}`)));
-        return browse('call_b1', { action: 'read_text' });
+        return { action: 'read_text' };
       },
-      1,
-    );
-    let seen: Record<string, unknown>[] = [];
-    env.llm.on(
-      { model },
-      (body) => {
-        seen = toolResults(body);
-        return { content: 'done' };
-      },
-      1,
-    );
+    ]);
     const conversationId = await browserTask(agentId);
 
+    const seen = results();
     expect(seen).to.have.length(2);
     expect(seen[0]).to.include({ ok: true });
     expect(seen[1]).to.include({ ok: false });
