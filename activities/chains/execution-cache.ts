@@ -91,26 +91,26 @@ export class ExecutionCache {
 }
 
 /**
- * Work a step started for its execution and did not wait for (a promise that never rejects: its payment, see
- * billLater), kept until it is done so that the execution's next step and its end, on this worker, can wait for it.
- * An execution that goes on on another worker does not wait: the payment lands a round trip after the step.
+ * The payments steps started for their execution and did not wait for (promises that never reject, see
+ * billLater), kept until they are done so that the execution's next step and its end, on this worker, can wait
+ * for them. An execution that goes on on another worker does not wait: a payment lands a round trip after its step.
  */
-export class ExecutionWrites {
+export class PendingPayments {
   private readonly pending = new Map<string, Set<Promise<void>>>();
 
-  add(input: ChainRunInput, write: Promise<void>) {
+  add(input: ChainRunInput, payment: Promise<void>) {
     const key = ExecutionCache.key(input);
-    const writes = this.pending.get(key) ?? new Set();
-    this.pending.set(key, writes);
-    writes.add(write);
-    void write.finally(() => {
-      writes.delete(write);
-      if (writes.size === 0 && this.pending.get(key) === writes) this.pending.delete(key);
+    const payments = this.pending.get(key) ?? new Set();
+    this.pending.set(key, payments);
+    payments.add(payment);
+    void payment.finally(() => {
+      payments.delete(payment);
+      if (payments.size === 0 && this.pending.get(key) === payments) this.pending.delete(key);
     });
   }
 
   async settled(input: ChainRunInput) {
-    const writes = this.pending.get(ExecutionCache.key(input));
-    if (writes) await Promise.all(writes);
+    const payments = this.pending.get(ExecutionCache.key(input));
+    if (payments) await Promise.all(payments);
   }
 }

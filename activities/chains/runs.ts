@@ -27,7 +27,7 @@ import type { Logger } from '@lib/logger';
 import type { Repositories, TenantRepositories } from '@lib/repositories';
 import {
   ExecutionCache,
-  ExecutionWrites,
+  PendingPayments,
   MAX_CACHED_STATE_CHARS,
   snapshotOf,
   type ExecutionSnapshot,
@@ -94,7 +94,7 @@ function readDefinition(tenant: TenantRepositories, actionChainId: string) {
 
 export function createChainActivities(deps: ChainActivityDeps) {
   const executions = new ExecutionCache();
-  const pendingBills = new ExecutionWrites();
+  const pendingPayments = new PendingPayments();
 
   /**
    * Reads an execution's run, chain, steps and attachments (one round) and keeps them for its next steps. The
@@ -166,12 +166,12 @@ export function createChainActivities(deps: ChainActivityDeps) {
 
   /**
    * Whether the organization may pay for a model call: started early, awaited just before the call. A positive
-   * balance this worker's last payment for the execution left (waited for: billLater) is taken as it is (no read);
-   * anything else is read.
+   * balance this worker's last payment for the execution left is taken as it is (no read), once that payment is
+   * done (billLater); anything else is read.
    */
   function creditCheck(input: ChainRunInput, known?: ExecutionSnapshot): Promise<void> {
     const check = (async () => {
-      if (known) await pendingBills.settled(input);
+      if (known) await pendingPayments.settled(input);
       if (known?.balance !== undefined && known.balance > 0) return;
       try {
         await deps.credits.requireCredits(input.organizationId);
@@ -208,7 +208,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
    * the recorded step would not make it either.
    */
   function billLater(input: ChainStepInput, usage: StepAnswer['usage'], snapshot: ExecutionSnapshot) {
-    pendingBills.add(
+    pendingPayments.add(
       input,
       bill(input, usage, snapshot).catch((err: unknown) =>
         deps.logger.error(
@@ -372,7 +372,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
   ): Promise<void> {
     const tenant = deps.repos.tenant(input.organizationId);
     // A run shown ended is paid for (the steps that did not wait for their payments, on this worker).
-    await pendingBills.settled(input);
+    await pendingPayments.settled(input);
     const actionChainId = input.actionChainId ?? (await tenant.chainRuns.get(input.runId))?.actionChainId;
     const step =
       actionChainId && input.failedStepId
