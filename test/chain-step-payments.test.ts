@@ -15,8 +15,8 @@ const obj = (properties: Record<string, unknown>) => ({
 });
 
 /**
- * A chain step that is not its run's last pays for its model call without waiting for the payment (two writes);
- * the execution's next step and its end wait for it. The steps run here as activities outside a workflow, with the
+ * A chain step pays for its model call without waiting for the payment (two writes); the execution's next step
+ * and its end wait for it. The steps run here as activities outside a workflow, with the
  * organization's payments held back until the test lets them through.
  */
 describe('chain step payments', () => {

@@ -346,18 +346,10 @@ export function createChainActivities(deps: ChainActivityDeps) {
     const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${step._id}`;
     const tools = await loadStepTools(run.tenant, run.attachments, run.runRef, scope, deps);
     const answer = await ask(run, tools, credit);
-    const fields = outputFields(step, answer.value);
-    // The last step waits for its payment: a run shown ended is paid for (finishRun waits for the others).
-    if (input.finishesRun) {
-      const [, outcome] = await Promise.all([
-        bill(input, answer.usage, run.snapshot),
-        succeed(input, run, fields, answer.modelCalls),
-      ]);
-      return outcome;
-    }
     try {
-      return await succeed(input, run, fields, answer.modelCalls);
+      return await succeed(input, run, outputFields(step, answer.value), answer.modelCalls);
     } finally {
+      // The run's end waits for it (finishRun), the last step's own payment included.
       billLater(input, answer.usage, run.snapshot);
     }
   }

@@ -77,7 +77,7 @@ export class CreditsService {
 
   /**
    * Records one model call and debits its cost; returns what it cost and the balance after. A caller may leave it
-   * running (a chain step that is not its run's last does): `settled()` waits for every one still running.
+   * running (a chain step does): `settled()` waits for every one still running.
    */
   recordUsage(organizationId: string, call: ModelCallUsage): Promise<RecordedUsage> {
     const recording = this.record(organizationId, call);
