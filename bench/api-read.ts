@@ -10,7 +10,8 @@
  * (bench/lib/bench-server.ts).
  * Needs the stack env (MONGODB_URI, JWT_SECRET, …): run it through `node bench/run.mjs api-read`.
  * Other knobs: MEMBERS (default 50), BENCH_LOG_LEVEL (API log level, default silent; output is discarded),
- * PROFILE=1 (write a V8 CPU profile of each server to .stack/bench-profiles), ONLY (one endpoint's label).
+ * PROFILE=1 (write a V8 CPU profile of each server to .stack/bench-profiles), ONLY (one endpoint's label),
+ * BASELINE_NODE_FLAGS (V8 flags of the baseline process; default none: node's defaults).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -62,16 +63,21 @@ function ask<T extends FromChild['type']>(
   });
 }
 
-// The V8 flags the service's processes run with (stack/start.mjs, Dockerfile, docker-compose.yml, deploy/).
-const SERVICE_NODE_FLAGS = ['--max-semi-space-size=16', '--heap-growing-percent=40'];
+// The V8 flags the service's processes run with (stack/start.mjs, Dockerfile, docker-compose.yml, deploy/). The
+// baseline runs on node's defaults, as a bare server would ship: given the service's flags, it lost 10–20% of its
+// requests per second (--heap-growing-percent=40 collects its small heap far more often), which flattered the ratio.
+const NODE_FLAGS: Record<ServerMode, string[]> = {
+  api: ['--max-semi-space-size=16', '--heap-growing-percent=40'],
+  baseline: (process.env.BASELINE_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+};
 
-/** Forks bench/lib/bench-server.ts with the same loader flags (tsx) this process runs with, and the service's. */
+/** Forks bench/lib/bench-server.ts with the same loader flags (tsx) this process runs with, and the mode's. */
 async function startChild(mode: ServerMode) {
   const profile = process.env.PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), '.stack/bench-profiles')}`]
     : [];
   const child = fork(join(__dirname, 'lib', 'bench-server.ts'), [mode], {
-    execArgv: [...process.execArgv, ...SERVICE_NODE_FLAGS, ...profile],
+    execArgv: [...process.execArgv, ...NODE_FLAGS[mode], ...profile],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const { port, rssMb } = await ask(child, 'ready');
