@@ -1,16 +1,9 @@
 import { expect } from 'chai';
 import { workflowIds } from '@contracts';
 import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
-import { createRunnableChain, finished, startRun, userText } from './helpers/chains';
+import { createRunnableChain, finished, obj, startRun, str, userText } from './helpers/chains';
 import { createTestOrg, type TestOrg } from './helpers/org';
 import { startTestWorker } from './helpers/worker';
-
-const obj = (properties: Record<string, unknown>) => ({
-  type: 'object',
-  properties,
-  required: Object.keys(properties),
-});
-const str = { type: 'string' };
 
 /**
  * A worker keeps an execution's state between its steps (activities/chains/execution-cache.ts). These tests

@@ -2,18 +2,20 @@ import { expect } from 'chai';
 import { WORKFLOWS, workflowIds } from '@contracts';
 import { recordHistory } from './helpers/histories';
 import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
-import { createRunnableChain, finished, getRun, runToEnd, startRun, userText } from './helpers/chains';
+import {
+  createRunnableChain,
+  finished,
+  getRun,
+  obj,
+  runToEnd,
+  startRun,
+  str,
+  userText,
+} from './helpers/chains';
 import type { ChatRequest } from './helpers/llm';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
 import { eventually } from './helpers/wait';
 import { startTestWorker } from './helpers/worker';
-
-const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({
-  type: 'object',
-  properties,
-  required,
-});
-const str = { type: 'string' };
 
 describe('action chain runs', function () {
   this.timeout(120_000);
@@ -365,6 +367,8 @@ describe('action chain runs', function () {
       );
       expect(localActivities).to.have.length(planned ? 0 : 2);
       if (planned) await recordHistory(env, workflowId, 'chain-run-planned');
+      // Since steps hand on their results (the first step's reaches the second step's input as `previous`).
+      if (planned) await recordHistory(env, workflowId, 'chain-run-handed-on');
       off();
     }
   });

@@ -1,18 +1,11 @@
 import { expect } from 'chai';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
-import type { ChainRunInput, ChainStepInput } from '@contracts';
+import type { ChainStepInput } from '@contracts';
 import { createActivities } from '@activities/index';
 import type { CreditsService } from '@lib/credits/credits.service';
-import { createRunnableChain } from './helpers/chains';
+import { createRunnableChain, obj } from './helpers/chains';
+import { plannedExecution, runActivity, within } from './helpers/chain-steps';
 import { testEnv, type TestEnv } from './helpers/env';
 import { createTestOrg, type TestOrg } from './helpers/org';
-
-const obj = (properties: Record<string, unknown>) => ({
-  type: 'object',
-  properties,
-  required: Object.keys(properties),
-});
 
 /**
  * A chain step pays for its model call without waiting for the payment (two writes); the execution's next step
@@ -44,11 +37,7 @@ describe('chain step payments', () => {
     } as CreditsService;
     const activities = createActivities({ ...env.deps, services: { ...env.deps.services, credits } });
     return {
-      step: (input: ChainStepInput) =>
-        new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') }).run(
-          (i: ChainStepInput) => activities.runChainStep(i),
-          input,
-        ),
+      step: (input: ChainStepInput) => runActivity((i: ChainStepInput) => activities.runChainStep(i), input),
       release,
     };
   }
@@ -59,30 +48,12 @@ describe('chain step payments', () => {
       { stepOrder: 2, name: 'second', outputSchema: obj({ b: { type: 'string' } }), ...secondStep },
     ]);
     chain.answer({ content: '{"a":"1","b":"2"}' });
-    const { input } = await env.deps.services.chainRuns.createRun(org.organizationId, {
-      actionChainId: chain.chainId,
-      payload: {},
-      triggerType: 'api',
-      startedByUserId: org.chat.userId,
-    });
-    const { plan, ...execution } = input as ChainRunInput & { plan: { steps: Array<{ stepId: string }> } };
-    const [first, second] = plan.steps.map((s) => s.stepId) as [string, string];
+    const { execution, stepIds } = await plannedExecution(env, org, chain.chainId);
+    const [first, second] = stepIds as [string, string];
     return { chain, execution, first, second };
   }
 
-  const tenant = () => env.deps.repos.tenant(org.organizationId);
   const usageRecords = async () => (await env.deps.services.credits.summary(org.organizationId)).recentUsage;
-  /**
-   * Whether `done()` comes to hold while the run is read `reads` times, one read after another: for what the
-   * activities would do within a few writes, many times as much work (a bound in work, not in time).
-   */
-  const within = async (runId: string, reads: number, done: () => boolean | Promise<boolean>) => {
-    for (let i = 0; i < reads; i++) {
-      if (await done()) return true;
-      await tenant().chainRuns.get(runId);
-    }
-    return done();
-  };
 
   it('ends a run only once its earlier steps are paid for', async () => {
     // The last step is skipped: it asks no model, so nothing but the run's end waits for the first payment.
@@ -100,14 +71,16 @@ describe('chain step payments', () => {
     let ended = false;
     const last = steps.step({ ...execution, stepId: second, finishesRun: true });
     void last.finally(() => (ended = true));
-    expect(await within(execution.runId, 200, () => ended)).to.equal(false);
-    const waiting = (await tenant().chainRuns.get(execution.runId))!;
+    expect(await within(env, org, execution.runId, 200, () => ended)).to.equal(false);
+    const waiting = (await env.deps.repos.tenant(org.organizationId).chainRuns.get(execution.runId))!;
     expect(waiting.status).to.equal('running');
     expect(waiting.stepResults[second]?.outcome).to.equal('skipped');
 
     steps.release();
     expect(await last).to.deep.equal({ kind: 'skipped' });
-    expect((await tenant().chainRuns.get(execution.runId))!.status).to.equal('success');
+    expect((await env.deps.repos.tenant(org.organizationId).chainRuns.get(execution.runId))!.status).to.equal(
+      'success',
+    );
     const [usage, ...more] = await usageRecords();
     expect(more).to.have.length(0);
     expect(usage!.reference).to.equal(first);
@@ -127,7 +100,7 @@ describe('chain step payments', () => {
     // While the first payment is held, the next step must not ask the model on the balance from before it.
     const next = steps.step({ ...execution, stepId: second, finishesRun: true });
     next.catch(() => undefined);
-    expect(await within(execution.runId, 200, () => chain.calls().length > 1)).to.equal(false);
+    expect(await within(env, org, execution.runId, 200, () => chain.calls().length > 1)).to.equal(false);
 
     steps.release();
     const err = await next.then(

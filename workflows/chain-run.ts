@@ -12,6 +12,7 @@ import {
   type ChainStepOutcome,
   type FanOutSettings,
   type PlannedSteps,
+  type UnwrittenStep,
 } from '@contracts';
 import { failureReason } from './agent-loop';
 import { chainSteps, chainStore } from './chain-activity-proxies';
@@ -57,6 +58,10 @@ const PATCHES = {
  * An execution whose input brings its plan (planned when the run was created) has its first step mark the run
  * running and its last step end it: a successful run costs no local activity beyond its steps' activities.
  * Executions without one (started before plans) begin and end with a local activity each.
+ *
+ * A step may return its success before it is written (`unwritten`, small outputs only): the workflow hands it to
+ * the execution's next activity (`previous`), which makes sure it is written before it goes on, so a result
+ * lost with a worker is written from the history, and the step is not run again.
  */
 export async function chainRunWorkflow(input: ChainRunInput): Promise<ChainRunResult> {
   const planned = input.plan !== undefined && patched(PATCHES.plannedExecution);
@@ -74,13 +79,17 @@ export async function chainRunWorkflow(input: ChainRunInput): Promise<ChainRunRe
     }
   }
   const last = plan.steps.length - 1;
+  // The last step's success when its activity returned before writing it: the next activity writes it first.
+  let previous: UnwrittenStep | undefined;
   for (const [i, step] of plan.steps.entries()) {
     let outcome: ChainStepOutcome;
     try {
       const stepInput: ChainStepInput = {
         ...execution,
         stepId: step.stepId,
+        handsOnResults: true,
         ...(planned && i === last ? { finishesRun: true } : {}),
+        ...(previous ? { previous } : {}),
       };
       outcome = await chainSteps.runChainStep(
         planned && i === 0 ? { ...stepInput, marksRunning: true } : stepInput,
@@ -101,12 +110,19 @@ export async function chainRunWorkflow(input: ChainRunInput): Promise<ChainRunRe
         status: 'failed',
         statusMessage,
         failedStepId: step.stepId,
+        ...(previous ? { previous } : {}),
       });
       return { status: 'failed', statusMessage };
     }
+    previous = outcome.kind === 'fan-out' ? undefined : outcome.unwritten;
   }
   // A planned execution's last step has ended the run.
   if (!planned || last < 0)
-    await chainStore.finishChainRun({ ...execution, status: 'success', statusMessage: null });
+    await chainStore.finishChainRun({
+      ...execution,
+      status: 'success',
+      statusMessage: null,
+      ...(previous ? { previous } : {}),
+    });
   return { status: 'success', statusMessage: null };
 }

@@ -32,6 +32,9 @@ export interface ExecutionSnapshot {
   balance?: number;
 }
 
+/** A run's stateVersion (runs written before it existed have none: version 0). */
+export const stateVersionOf = (run: ChainRun) => (run as { stateVersion?: number }).stateVersion ?? 0;
+
 export function snapshotOf(
   run: ChainRun,
   chain: ChainDoc,
@@ -48,7 +51,7 @@ export function snapshotOf(
     runRef: { actionChainId: run.actionChainId, runId: run._id, startedByUserId: run.startedByUserId },
     state: JSON.parse(run.stateJson) as State,
     stepResults: { ...run.stepResults },
-    version: (run as { stateVersion?: number }).stateVersion ?? 0,
+    version: stateVersionOf(run),
     stateChars: run.stateJson.length,
     balance,
   };
@@ -112,5 +115,34 @@ export class PendingPayments {
   async settled(input: ChainRunInput) {
     const payments = this.pending.get(ExecutionCache.key(input));
     if (payments) await Promise.all(payments);
+  }
+}
+
+/**
+ * The writes of step results this worker did not wait for (see runChainStep), the last one per execution: a
+ * promise of whether it was written (never rejects). The execution's next activity, on this worker, waits for it
+ * before it goes on from the copy that took it as written.
+ */
+export class PendingWrites {
+  private readonly last = new Map<string, { stepId: string; written: Promise<boolean> }>();
+
+  constructor(private readonly capacity = 1024) {}
+
+  add(input: ChainRunInput, stepId: string, written: Promise<boolean>) {
+    const key = ExecutionCache.key(input);
+    this.last.delete(key);
+    // An execution that went on on another worker never ends here: the oldest is dropped.
+    if (this.last.size >= this.capacity) this.last.delete(this.last.keys().next().value!);
+    this.last.set(key, { stepId, written });
+  }
+
+  /** Whether this worker wrote the step's result (false: it did not, or does not know). */
+  async written(input: ChainRunInput, stepId: string): Promise<boolean> {
+    const entry = this.last.get(ExecutionCache.key(input));
+    return entry?.stepId === stepId ? entry.written : false;
+  }
+
+  delete(input: ChainRunInput) {
+    this.last.delete(ExecutionCache.key(input));
   }
 }

@@ -13,6 +13,7 @@ import {
   type ChainStepInput,
   type ChainStepOutcome,
   type ChatToolCall,
+  type UnwrittenStep,
 } from '@contracts';
 import type { ChainDoc, StepDoc } from '@lib/chains/chain.schema';
 import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
@@ -28,8 +29,10 @@ import type { Repositories, TenantRepositories } from '@lib/repositories';
 import {
   ExecutionCache,
   PendingPayments,
+  PendingWrites,
   MAX_CACHED_STATE_CHARS,
   snapshotOf,
+  stateVersionOf,
   type ExecutionSnapshot,
   type State,
 } from './execution-cache';
@@ -59,6 +62,9 @@ interface StepRun {
 }
 
 const superseded = (message: string) => ApplicationFailure.nonRetryable(message, FAILURES.chainRunSuperseded);
+
+/** A step whose new fields' JSON is longer waits for its result to be written: the history would carry them. */
+export const MAX_UNWRITTEN_CHARS = 16 * 1024;
 
 /** The worker's copy of an execution was outdated: the step is run again on the state read afresh. */
 class StaleSnapshot extends Error {}
@@ -95,6 +101,7 @@ function readDefinition(tenant: TenantRepositories, actionChainId: string) {
 export function createChainActivities(deps: ChainActivityDeps) {
   const executions = new ExecutionCache();
   const pendingPayments = new PendingPayments();
+  const pendingWrites = new PendingWrites();
 
   /**
    * Reads an execution's run, chain, steps and attachments (one round) and keeps them for its next steps. The
@@ -304,8 +311,20 @@ export function createChainActivities(deps: ChainActivityDeps) {
       if (now?.generation === input.generation) throw new StaleSnapshot();
       throw superseded('the run was re-run or deleted');
     }
+    advance(input, snapshot, step._id, outcome, state, stateJson);
+  }
+
+  /** The worker's copy of the execution after a step's result is written (or taken as written). */
+  function advance(
+    input: ChainStepInput,
+    snapshot: ExecutionSnapshot,
+    stepId: string,
+    outcome: StepOutcome,
+    state?: State,
+    stateJson?: string,
+  ) {
     snapshot.version++;
-    snapshot.stepResults = { ...snapshot.stepResults, [step._id]: { outcome, generation: input.generation } };
+    snapshot.stepResults = { ...snapshot.stepResults, [stepId]: { outcome, generation: input.generation } };
     if (state && stateJson) {
       snapshot.state = state;
       snapshot.stateChars = stateJson.length;
@@ -313,8 +332,108 @@ export function createChainActivities(deps: ChainActivityDeps) {
     }
   }
 
+  const resultOf = (input: ChainRunInput, step: UnwrittenStep) => ({
+    stepId: step.stepId,
+    stepOrder: step.stepOrder,
+    name: step.name,
+    outcome: 'success' as const,
+    detail: null,
+    modelCalls: step.modelCalls,
+    generation: input.generation,
+    finishedAt: new Date(step.finishedAt),
+  });
+
+  /**
+   * Returns a step's success before it is written, when the workflow hands it on to the execution's next
+   * activity (which makes sure it is written before it goes on: writePrevious) and its fields are small enough
+   * for the history. The worker's copy of the execution takes it as written; the write starts at once.
+   */
+  function writeLater(input: ChainStepInput, run: StepRun, fields: State, modelCalls: number) {
+    const { step, snapshot } = run;
+    const state = { ...run.state, ...fields };
+    const stateJson = JSON.stringify(state);
+    const unwritten: UnwrittenStep = {
+      stepId: step._id,
+      stepOrder: step.stepOrder,
+      name: step.name,
+      modelCalls,
+      finishedAt: new Date().toISOString(),
+      fields,
+      version: snapshot.version,
+    };
+    advance(input, snapshot, step._id, 'success', state, stateJson);
+    const written = run.tenant.chainRuns
+      .recordStep(input.runId, input.generation, resultOf(input, unwritten), stateJson, unwritten.version)
+      .catch((err: unknown) => {
+        deps.logger.warn(
+          { err, organizationId: input.organizationId, runId: input.runId, stepId: step._id },
+          "a chain step's result was not written; the execution's next activity writes it",
+        );
+        return false;
+      });
+    void written.then((saved) => saved || executions.delete(input));
+    pendingWrites.add(input, step._id, written);
+    return { kind: 'success' as const, unwritten };
+  }
+
+  /**
+   * Makes sure the success of the execution's last step, which returned before it was written, is written: by
+   * this worker's own write of it, else from the run as it is now plus what the step added (from the history).
+   * `stale`: not written, because the state moved on after the step read it (another writer); `superseded`: the
+   * execution no longer owns the run.
+   */
+  async function writePrevious(
+    input: ChainRunInput & { previous?: UnwrittenStep },
+  ): Promise<'written' | 'stale' | 'superseded'> {
+    const { previous } = input;
+    if (!previous || (await pendingWrites.written(input, previous.stepId))) return 'written';
+    // This worker's copy of the execution took it as written.
+    executions.delete(input);
+    const runs = deps.repos.tenant(input.organizationId).chainRuns;
+    const run = await runs.get(input.runId);
+    if (run?.generation !== input.generation) return 'superseded';
+    if (run.stepResults[previous.stepId]?.generation === input.generation) return 'written';
+    if (stateVersionOf(run) !== previous.version) return 'stale';
+    const state = { ...(JSON.parse(run.stateJson) as State), ...previous.fields };
+    const stateJson = JSON.stringify(state);
+    if (
+      await runs.recordStep(
+        input.runId,
+        input.generation,
+        resultOf(input, previous),
+        stateJson,
+        previous.version,
+      )
+    )
+      return 'written';
+    // Written meanwhile by another attempt, or the run re-run: read again.
+    throw new StaleSnapshot();
+  }
+
+  /**
+   * Before a step goes on: the last step's success is written, or, when the state moved on after that step read
+   * it, that step is run again over the current state (as a step whose own write finds the state moved is).
+   */
+  async function settlePrevious(input: ChainStepInput) {
+    const previous = input.previous!;
+    const settled = await writePrevious(input);
+    if (settled === 'superseded') throw superseded('the run was re-run or deleted');
+    if (settled === 'written') return;
+    const { organizationId, runId, generation, actionChainId } = input;
+    const again = await runStep(
+      { organizationId, runId, generation, actionChainId, stepId: previous.stepId },
+      true,
+    );
+    if (again.kind === 'failed')
+      throw ApplicationFailure.nonRetryable(
+        `step ${previous.stepOrder}${previous.name ? ` (${previous.name})` : ''}, asked again over the state as it is now, failed: ${again.detail}`,
+        FAILURES.chainStepFailed,
+      );
+  }
+
   /** One attempt at a step (see runChainStep), on the worker's copy of the execution unless `fresh`. */
   async function runStep(input: ChainStepInput, fresh: boolean): Promise<ChainStepOutcome> {
+    if (input.previous) await settlePrevious(input);
     const cached = fresh || input.marksRunning ? undefined : executions.get(input);
     const credit = creditCheck(input, cached);
     const run = await load(input, cached);
@@ -347,7 +466,14 @@ export function createChainActivities(deps: ChainActivityDeps) {
     const tools = await loadStepTools(run.tenant, run.attachments, run.runRef, scope, deps);
     const answer = await ask(run, tools, credit);
     try {
-      return await succeed(input, run, outputFields(step, answer.value), answer.modelCalls);
+      const fields = outputFields(step, answer.value);
+      const handOn =
+        input.handsOnResults &&
+        !input.finishesRun &&
+        !step.failAfterRunningIf &&
+        JSON.stringify(fields).length <= MAX_UNWRITTEN_CHARS;
+      if (handOn) return writeLater(input, run, fields, answer.modelCalls);
+      return await succeed(input, run, fields, answer.modelCalls);
     } finally {
       // The run's end waits for it (finishRun), the last step's own payment included.
       billLater(input, answer.usage, run.snapshot);
@@ -360,11 +486,15 @@ export function createChainActivities(deps: ChainActivityDeps) {
       status: 'success' | 'failed';
       statusMessage: string | null;
       failedStepId?: string;
+      previous?: UnwrittenStep;
     },
   ): Promise<void> {
     const tenant = deps.repos.tenant(input.organizationId);
-    // A run shown ended is paid for (the steps that did not wait for their payments, on this worker).
-    await pendingPayments.settled(input);
+    // A run shown ended is paid for (the steps that did not wait for their payments, on this worker) and has
+    // its steps' results (the last one may have returned before it was written; if the state moved on after it
+    // read it, it is left unwritten: a re-run asks it again). A superseded execution's writes below write nothing.
+    await Promise.all([pendingPayments.settled(input), writePrevious(input)]);
+    pendingWrites.delete(input);
     const actionChainId = input.actionChainId ?? (await tenant.chainRuns.get(input.runId))?.actionChainId;
     const step =
       actionChainId && input.failedStepId

@@ -15,6 +15,14 @@ export interface Run {
   finishedAt: string | null;
 }
 
+/** A JSON schema of an object with these properties, all required unless `required` says otherwise. */
+export const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({
+  type: 'object',
+  properties,
+  required,
+});
+export const str = { type: 'string' };
+
 /** The system message of a chat request: a chain step's is its chain's llmInstructions. */
 export const systemText = (body: ChatRequest) => {
   const first = body.messages[0];

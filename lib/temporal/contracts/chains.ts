@@ -40,12 +40,31 @@ export interface ChainStepInput extends ChainRunInput {
   marksRunning?: boolean;
   /** the execution's last step (of a planned execution): once it succeeds or is skipped, it ends the run */
   finishesRun?: boolean;
+  /** the execution's workflow hands a step's unwritten success on (as `previous`): the step may return before
+   * its result is written (absent when scheduled by workflow code from before it: the step writes first) */
+  handsOnResults?: boolean;
+  /** the execution's last step returned before its result was written: written first, from this if need be */
+  previous?: UnwrittenStep;
+}
+
+/** A step's success as its activity returned it while the write of it was still under way. */
+export interface UnwrittenStep {
+  stepId: string;
+  stepOrder: number;
+  name: string;
+  modelCalls: number;
+  /** ISO 8601 */
+  finishedAt: string;
+  /** what the step added to the state */
+  fields: Record<string, unknown>;
+  /** the run's stateVersion the step read: the state its answer is over */
+  version: number;
 }
 
 /** How a step ended; `fan-out` means its elements are ready to run (`elements` of them, cut up as the worker's
  * settings say; absent in outcomes recorded before, whose execution took them from its ChainRunPlan). */
 export type ChainStepOutcome =
-  | { kind: 'success' | 'skipped'; detail?: string }
+  | { kind: 'success' | 'skipped'; detail?: string; unwritten?: UnwrittenStep }
   | { kind: 'failed'; detail: string }
   | { kind: 'fan-out'; elements: number; fanOut?: FanOutSettings };
 
