@@ -4,6 +4,7 @@ import { createActivities } from '@activities/index';
 import { MAX_UNWRITTEN_CHARS } from '@activities/chains/runs';
 import { createRunnableChain, obj, userText } from './helpers/chains';
 import { plannedExecution, runActivity, within } from './helpers/chain-steps';
+import { holdBack } from './helpers/held-repos';
 import { testEnv, type TestEnv } from './helpers/env';
 import { createTestOrg, type TestOrg } from './helpers/org';
 
@@ -25,32 +26,12 @@ describe('chain step results handed on', () => {
 
   /** A worker's chain activities; with `holding`, that step's result writes (`held`) wait until `release()`. */
   function worker(holding?: string) {
-    const held: Array<Promise<boolean>> = [];
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const real = env.deps.repos;
-    const repos = new Proxy(real, {
-      get: (target, key): unknown => {
-        if (key !== 'tenant') return Reflect.get(target, key);
-        return (organizationId: string) => {
-          const tenant = real.tenant(organizationId);
-          const chainRuns = new Proxy(tenant.chainRuns, {
-            get: (runs, name): unknown => {
-              if (name !== 'recordStep') return Reflect.get(runs, name);
-              return (...args: Parameters<typeof runs.recordStep>) => {
-                if (args[2].stepId !== holding) return runs.recordStep(...args);
-                const write = gate.then(() => runs.recordStep(...args));
-                held.push(write);
-                return write;
-              };
-            },
-          });
-          return new Proxy(tenant, {
-            get: (t, name): unknown => (name === 'chainRuns' ? chainRuns : Reflect.get(t, name)),
-          });
-        };
-      },
-    });
+    const { repos, release, held } = holdBack(
+      env.deps.repos,
+      'chainRuns',
+      'recordStep',
+      (args) => (args[2] as { stepId: string }).stepId === holding,
+    );
     const activities = createActivities({ ...env.deps, repos });
     return {
       step: (input: ChainStepInput): Promise<ChainStepOutcome> =>

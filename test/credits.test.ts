@@ -6,6 +6,7 @@ import { CreditsService } from '@lib/credits/credits.service';
 import { InsufficientCreditsError } from '@lib/errors';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg } from './helpers/org';
+import { holdBack } from './helpers/held-repos';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..');
@@ -110,28 +111,8 @@ describe('organization credits', () => {
   it('waits in settled() for every usage record still being written (closeDeps does, before the database closes)', async () => {
     const org = await createTestOrg(env);
     // A service whose usage records are held back until the test lets them through.
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const repos = env.deps.repos;
-    const held = new CreditsService(
-      {
-        ...repos,
-        tenant: (id: string) => {
-          const tenant = repos.tenant(id);
-          const create = tenant.llmUsage.create.bind(tenant.llmUsage);
-          const llmUsage = Object.assign(Object.create(tenant.llmUsage) as typeof tenant.llmUsage, {
-            create: async (...args: Parameters<typeof create>) => {
-              await gate;
-              return create(...args);
-            },
-          });
-          return new Proxy(tenant, {
-            get: (target, key): unknown => (key === 'llmUsage' ? llmUsage : Reflect.get(target, key)),
-          });
-        },
-      } as typeof repos,
-      env.config.credits,
-    );
+    const { repos, release } = holdBack(env.deps.repos, 'llmUsage', 'create');
+    const held = new CreditsService(repos, env.config.credits);
     const call = { purpose: 'chain-step' as const, model: 'gpt-4o-mini', usage: { prompt_tokens: 10 } };
     const recording = held.recordUsage(org.organizationId, call);
     let settled = false;

@@ -98,6 +98,31 @@ function readDefinition(tenant: TenantRepositories, actionChainId: string) {
   ]);
 }
 
+/** Writes a step's success handed on (`unwritten`) with the new state, at the version the step read. */
+function writeHandedOn(
+  runs: TenantRepositories['chainRuns'],
+  input: ChainRunInput,
+  step: UnwrittenStep,
+  stateJson: string,
+) {
+  return runs.recordStep(
+    input.runId,
+    input.generation,
+    {
+      stepId: step.stepId,
+      stepOrder: step.stepOrder,
+      name: step.name,
+      outcome: 'success',
+      detail: null,
+      modelCalls: step.modelCalls,
+      generation: input.generation,
+      finishedAt: new Date(step.finishedAt),
+    },
+    stateJson,
+    step.version,
+  );
+}
+
 export function createChainActivities(deps: ChainActivityDeps) {
   const executions = new ExecutionCache();
   const pendingPayments = new PendingPayments();
@@ -332,17 +357,6 @@ export function createChainActivities(deps: ChainActivityDeps) {
     }
   }
 
-  const resultOf = (input: ChainRunInput, step: UnwrittenStep) => ({
-    stepId: step.stepId,
-    stepOrder: step.stepOrder,
-    name: step.name,
-    outcome: 'success' as const,
-    detail: null,
-    modelCalls: step.modelCalls,
-    generation: input.generation,
-    finishedAt: new Date(step.finishedAt),
-  });
-
   /**
    * Returns a step's success before it is written, when the workflow hands it on to the execution's next
    * activity (which makes sure it is written before it goes on: writePrevious) and its fields are small enough
@@ -362,15 +376,13 @@ export function createChainActivities(deps: ChainActivityDeps) {
       version: snapshot.version,
     };
     advance(input, snapshot, step._id, 'success', state, stateJson);
-    const written = run.tenant.chainRuns
-      .recordStep(input.runId, input.generation, resultOf(input, unwritten), stateJson, unwritten.version)
-      .catch((err: unknown) => {
-        deps.logger.warn(
-          { err, organizationId: input.organizationId, runId: input.runId, stepId: step._id },
-          "a chain step's result was not written; the execution's next activity writes it",
-        );
-        return false;
-      });
+    const written = writeHandedOn(run.tenant.chainRuns, input, unwritten, stateJson).catch((err: unknown) => {
+      deps.logger.warn(
+        { err, organizationId: input.organizationId, runId: input.runId, stepId: step._id },
+        "a chain step's result was not written; the execution's next activity writes it",
+      );
+      return false;
+    });
     void written.then((saved) => saved || executions.delete(input));
     pendingWrites.add(input, step._id, written);
     return { kind: 'success' as const, unwritten };
@@ -395,17 +407,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
     if (run.stepResults[previous.stepId]?.generation === input.generation) return 'written';
     if (stateVersionOf(run) !== previous.version) return 'stale';
     const state = { ...(JSON.parse(run.stateJson) as State), ...previous.fields };
-    const stateJson = JSON.stringify(state);
-    if (
-      await runs.recordStep(
-        input.runId,
-        input.generation,
-        resultOf(input, previous),
-        stateJson,
-        previous.version,
-      )
-    )
-      return 'written';
+    if (await writeHandedOn(runs, input, previous, JSON.stringify(state))) return 'written';
     // Written meanwhile by another attempt, or the run re-run: read again.
     throw new StaleSnapshot();
   }
@@ -414,8 +416,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
    * Before a step goes on: the last step's success is written, or, when the state moved on after that step read
    * it, that step is run again over the current state (as a step whose own write finds the state moved is).
    */
-  async function settlePrevious(input: ChainStepInput) {
-    const previous = input.previous!;
+  async function settlePrevious(input: ChainStepInput, previous: UnwrittenStep) {
     const settled = await writePrevious(input);
     if (settled === 'superseded') throw superseded('the run was re-run or deleted');
     if (settled === 'written') return;
@@ -433,7 +434,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
 
   /** One attempt at a step (see runChainStep), on the worker's copy of the execution unless `fresh`. */
   async function runStep(input: ChainStepInput, fresh: boolean): Promise<ChainStepOutcome> {
-    if (input.previous) await settlePrevious(input);
+    if (input.previous) await settlePrevious(input, input.previous);
     const cached = fresh || input.marksRunning ? undefined : executions.get(input);
     const credit = creditCheck(input, cached);
     const run = await load(input, cached);
