@@ -1,4 +1,5 @@
 import type { ChainRunInput } from '@contracts';
+import { InFlight } from '@lib/in-flight';
 import type { ChainDoc, StepDoc } from '@lib/chains/chain.schema';
 import type { ChainRun } from '@lib/chains/chain-runs.repository';
 import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
@@ -99,22 +100,19 @@ export class ExecutionCache {
  * for them. An execution that goes on on another worker does not wait: a payment lands a round trip after its step.
  */
 export class PendingPayments {
-  private readonly pending = new Map<string, Set<Promise<void>>>();
+  private readonly pending = new Map<string, InFlight>();
 
   add(input: ChainRunInput, payment: Promise<void>) {
     const key = ExecutionCache.key(input);
-    const payments = this.pending.get(key) ?? new Set();
+    const payments = this.pending.get(key) ?? new InFlight();
     this.pending.set(key, payments);
-    payments.add(payment);
-    void payment.finally(() => {
-      payments.delete(payment);
+    payments.add(payment, () => {
       if (payments.size === 0 && this.pending.get(key) === payments) this.pending.delete(key);
     });
   }
 
   async settled(input: ChainRunInput) {
-    const payments = this.pending.get(ExecutionCache.key(input));
-    if (payments) await Promise.all(payments);
+    await this.pending.get(ExecutionCache.key(input))?.settled();
   }
 }
 

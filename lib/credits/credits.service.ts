@@ -7,6 +7,7 @@ import type { CreditAccountRepository } from './credit-accounts.repository';
 import type { UsagePurpose } from './llm-usage.schema';
 import type { Metrics } from '@lib/observability/metrics';
 import { creditCost, tokenCount, type CreditPricing } from './pricing';
+import { InFlight } from '@lib/in-flight';
 
 export interface CreditSettings extends CreditPricing {
   /** Credits an organization's account opens with (on its first use). */
@@ -43,7 +44,7 @@ const MAX_GRANT = 1_000_000_000;
  */
 export class CreditsService {
   /** recordUsage calls still running. */
-  private readonly recording = new Set<Promise<void>>();
+  private readonly recording = new InFlight();
 
   constructor(
     private readonly repos: Repositories,
@@ -81,18 +82,13 @@ export class CreditsService {
    */
   recordUsage(organizationId: string, call: ModelCallUsage): Promise<RecordedUsage> {
     const recording = this.record(organizationId, call);
-    const tracked = recording.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.recording.add(tracked);
-    void tracked.then(() => this.recording.delete(tracked));
+    this.recording.add(recording);
     return recording;
   }
 
   /** Waits for every recordUsage still running (before the database connection closes). */
-  async settled(): Promise<void> {
-    await Promise.all(this.recording);
+  settled(): Promise<void> {
+    return this.recording.settled();
   }
 
   private async record(organizationId: string, call: ModelCallUsage): Promise<RecordedUsage> {
