@@ -80,6 +80,11 @@ const schema = z.object({
     .int()
     .positive()
     .default(12 * 3600),
+  /**
+   * How long an API key's record and a membership read to authenticate a request may be reused (ms; 0: read on
+   * every request). Writes drop them at once in every process (Redis pub/sub); this bounds a missed one.
+   */
+  CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(10_000),
   OIDC_ISSUER: z.string().url().optional(),
   OIDC_JWKS_URL: z.string().url().optional(),
   OIDC_AUDIENCE: z.string().optional(),
@@ -263,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       jwtSecret: c.JWT_SECRET,
       issuer: c.JWT_ISSUER,
       sessionTtlSeconds: c.SESSION_TTL_SECONDS,
+      credentialCacheTtlMs: c.CREDENTIAL_CACHE_TTL_MS,
       oidc: c.OIDC_ISSUER
         ? { issuer: c.OIDC_ISSUER, jwksUrl: c.OIDC_JWKS_URL, audience: c.OIDC_AUDIENCE! }
         : undefined,

@@ -2,6 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { Redis } from 'ioredis';
 import type OpenAI from 'openai';
 import { Authenticator } from './auth/authenticator';
+import { SharedCredentialCache } from './auth/credential-cache';
 import { TokenService } from './auth/tokens';
 import type { Config } from './config';
 import { Database } from './db/connection';
@@ -37,6 +38,8 @@ export interface Deps {
   temporal: TemporalDeps;
   tokens: TokenService;
   authenticator: Authenticator;
+  /** API keys and memberships authentication read, shared with other replicas' invalidations through Redis. */
+  credentials: SharedCredentialCache;
   s3: S3Client;
   redis: Redis;
   realtime: RealtimeEmitter;
@@ -72,7 +75,6 @@ export async function createDeps(
       serviceName: config.observability.serviceName ?? `agent-workspace-${processName}`,
     });
   const db = await Database.connect(config.mongodbUri, MODELS);
-  const repos = new Repositories(db);
   const tokens = new TokenService(config.auth.jwtSecret, config.auth.issuer, config.auth.sessionTtlSeconds);
   const temporal = createTemporalClient(config.temporal, { metrics, tracing });
   const outbound = createOutboundClient({ allowPrivate: config.allowPrivateOutbound });
@@ -82,6 +84,8 @@ export async function createDeps(
     enableOfflineQueue: true,
   });
   redis.on('error', (err: Error) => logger.warn({ err }, 'redis error'));
+  const credentials = new SharedCredentialCache(redis, config.auth.credentialCacheTtlMs, logger);
+  const repos = new Repositories(db, (organizationId) => credentials.changed(organizationId));
   const realtime = createRealtimeEmitter(redis);
   const s3 = createS3Client(config.s3);
   const signer = config.s3.publicEndpoint
@@ -115,7 +119,8 @@ export async function createDeps(
     services,
     temporal,
     tokens,
-    authenticator: new Authenticator(repos, tokens, config.auth.oidc),
+    authenticator: new Authenticator(repos, tokens, config.auth.oidc, credentials),
+    credentials,
     s3,
     redis,
     realtime,
@@ -137,6 +142,7 @@ export async function closeDeps(deps: Deps): Promise<void> {
   deps.mailer.close();
   await deps.outbound.close();
   await Promise.allSettled([
+    deps.credentials.close(),
     deps.db.close(),
     deps.temporal.connection.close(),
     deps.redis.quit(),

@@ -23,6 +23,7 @@ import { TablesRepository } from '@lib/tables/tables.repository';
 import { toolAttachmentModel } from '@lib/tools/tool-attachment.schema';
 import { ToolAttachmentsRepository } from '@lib/tools/tool-attachments.repository';
 import { memberModel } from '@lib/users/member.schema';
+import type { CredentialsChanged } from '@lib/db/tenant-repository';
 import { MembersRepository } from '@lib/users/members.repository';
 import { UserAccountsRepository } from '@lib/users/user-accounts.repository';
 import { userModel } from '@lib/users/user.schema';
@@ -119,13 +120,14 @@ export class TenantRepositories {
   constructor(
     private readonly db: Database,
     readonly organizationId: string,
+    private readonly credentialsChanged: CredentialsChanged,
   ) {}
 
   get organization() {
     return new OrganizationRepository(this.db, this.organizationId);
   }
   get members() {
-    return new MembersRepository(this.db, this.organizationId);
+    return new MembersRepository(this.db, this.organizationId, this.credentialsChanged);
   }
   get groups() {
     return new GroupsRepository(this.db, this.organizationId);
@@ -134,7 +136,7 @@ export class TenantRepositories {
     return new GroupAgentsRepository(this.db, this.organizationId);
   }
   get apiKeys() {
-    return new ApiKeysRepository(this.db, this.organizationId);
+    return new ApiKeysRepository(this.db, this.organizationId, this.credentialsChanged);
   }
   get agents() {
     return new AgentsRepository(this.db, this.organizationId);
@@ -226,12 +228,19 @@ export class Repositories {
   readonly accounts: UserAccountsRepository;
   readonly crossOrg: CrossOrgRepository;
 
-  constructor(private readonly db: Database) {
+  /**
+   * `credentialsChanged` is told after every write to an organization's API keys or memberships, which
+   * authentication may have cached (lib/auth/credential-cache.ts).
+   */
+  constructor(
+    private readonly db: Database,
+    private readonly credentialsChanged: CredentialsChanged,
+  ) {
     this.accounts = new UserAccountsRepository(db);
     this.crossOrg = new CrossOrgRepository(db);
   }
 
   tenant(organizationId: string): TenantRepositories {
-    return new TenantRepositories(this.db, organizationId);
+    return new TenantRepositories(this.db, organizationId, this.credentialsChanged);
   }
 }

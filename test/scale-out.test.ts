@@ -29,7 +29,9 @@ describe('two API replicas and two workers', () => {
     this.timeout(240_000);
     env = await testEnv();
     workers.push(startWorkerProcess(env), startWorkerProcess(env));
-    [first, second] = await Promise.all([startApiProcess(env), startApiProcess(env)]);
+    // Credentials cached far longer than any test: only an announced change can make a replica read one again.
+    const longCache = { CREDENTIAL_CACHE_TTL_MS: '300000' };
+    [first, second] = await Promise.all([startApiProcess(env, longCache), startApiProcess(env, longCache)]);
   });
 
   after(async () => {
@@ -114,5 +116,26 @@ describe('two API replicas and two workers', () => {
       keyClient.close();
       bystander.close();
     }
+  });
+
+  it('refuses, on the other replica, an API key revoked through one, though it had cached the key', async function () {
+    this.timeout(60_000);
+    const org = await createTestOrg(env, 'Scale-out Cache Org');
+    const owner = (agent: request.Test) => agent.set('Authorization', `Bearer ${org.owner.token}`);
+    const created = await owner(request(first.url).post(org.path('/api-keys'))).send({
+      description: 'cached',
+    });
+    expect(created.status).to.equal(201);
+    const read = (url: string) =>
+      request(url)
+        .get(org.path())
+        .set('Authorization', `Bearer ${created.body.key as string}`);
+    for (const { url } of [first, second]) {
+      await read(url).expect(200);
+      await read(url).expect(200);
+    }
+    await owner(request(first.url).delete(org.path(`/api-keys/${created.body.apiKeyId}`))).expect(200);
+    await read(first.url).expect(401);
+    await eventually(async () => (await read(second.url)).status === 401, 30_000);
   });
 });

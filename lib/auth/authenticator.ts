@@ -4,6 +4,7 @@ import type { Repositories } from '@lib/repositories';
 import type { MemberDoc } from '@lib/users/member.schema';
 import { API_KEY_PREFIX, apiKeyIdOf, apiKeyMatches } from './api-key-secret';
 import type { RequestContext } from './context';
+import type { CredentialCache } from './credential-cache';
 import { ROLE_CAPABILITIES } from './roles';
 import { InvalidTokenError, type TokenService } from './tokens';
 
@@ -31,6 +32,8 @@ export class Authenticator {
     private readonly repos: Repositories,
     private readonly tokens: TokenService,
     private readonly oidc?: OidcSettings,
+    /** Key records and memberships, read on every request; without it each request reads them. */
+    private readonly cache?: CredentialCache,
   ) {
     if (oidc) {
       const url = oidc.jwksUrl ?? `${oidc.issuer.replace(/\/$/, '')}/.well-known/jwks.json`;
@@ -68,7 +71,9 @@ export class Authenticator {
 
   private async fromApiKey(key: string, organizationId: string): Promise<RequestContext> {
     const apiKeyId = apiKeyIdOf(key);
-    const record = apiKeyId ? await this.repos.crossOrg.findApiKeyCrossOrg(apiKeyId) : null;
+    const record = apiKeyId
+      ? await this.cached(`key:${apiKeyId}`, () => this.repos.crossOrg.findApiKeyCrossOrg(apiKeyId))
+      : null;
     if (!record || !apiKeyMatches(key, record.keyHash) || record.organizationId !== organizationId) {
       throw unauthorized('invalid API key');
     }
@@ -160,9 +165,15 @@ export class Authenticator {
   }
 
   private async member(organizationId: string, userId: string, who: string): Promise<MemberDoc> {
-    const member = await this.repos.tenant(organizationId).members.get(userId);
+    const member = await this.cached(`member:${organizationId}:${userId}`, () =>
+      this.repos.tenant(organizationId).members.get(userId),
+    );
     if (!member) throw unauthorized(`${who} is not a member of this organization`);
     return member;
+  }
+
+  private cached<T extends { organizationId: string }>(key: string, load: () => Promise<T | null>) {
+    return this.cache ? this.cache.read(key, load) : load();
   }
 }
 

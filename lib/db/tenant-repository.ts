@@ -39,3 +39,29 @@ export abstract class TenantRepository {
     return res.deletedCount === 1;
   }
 }
+
+/** Told after a write to an organization's API keys or memberships (lib/auth/credential-cache.ts). */
+export type CredentialsChanged = (organizationId: string) => Promise<void>;
+
+/**
+ * Base of the repositories whose documents authenticate requests (API keys, memberships): every write goes
+ * through `write`, which announces the change once the write has run, so no cached copy outlives it.
+ */
+export abstract class CredentialRepository extends TenantRepository {
+  constructor(
+    db: Database,
+    organizationId: string,
+    private readonly credentialsChanged: CredentialsChanged,
+  ) {
+    super(db, organizationId);
+  }
+
+  protected async write<T>(run: () => PromiseLike<T>): Promise<T> {
+    try {
+      return await run();
+    } finally {
+      // Also after a failed write: it may have been applied before the error reached us.
+      await this.credentialsChanged(this.organizationId);
+    }
+  }
+}

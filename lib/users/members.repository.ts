@@ -1,6 +1,6 @@
 import { findPage } from '@lib/db/find-page';
 import { findOrCreate } from '@lib/db/duplicate-key';
-import { TenantRepository } from '@lib/db/tenant-repository';
+import { CredentialRepository } from '@lib/db/tenant-repository';
 import { pickView } from '@lib/db/view';
 import { containsPattern, type PageRequest } from '@lib/paging';
 import { memberModel, type MemberDoc, type Role } from './member.schema';
@@ -25,8 +25,8 @@ export const memberDocId = (organizationId: string, userId: string) => `${organi
 
 type NewMember = { _id: string; name: string; email: string; sourceId?: string | null };
 
-/** Members of one organization; every query is scoped to it. */
-export class MembersRepository extends TenantRepository {
+/** Members of one organization; every query is scoped to it, and every write announced (the role authorizes). */
+export class MembersRepository extends CredentialRepository {
   private readonly model = this.db.model(memberModel);
 
   private id(userId: string) {
@@ -54,15 +54,17 @@ export class MembersRepository extends TenantRepository {
 
   /** Throws the driver's duplicate-key error when the user is already a member; ensure() gets or adds. */
   async add(user: NewMember, role: Role): Promise<MemberDoc> {
-    const doc = await this.model.create({
-      _id: this.id(user._id),
-      organizationId: this.organizationId,
-      userId: user._id,
-      role,
-      name: user.name,
-      email: user.email,
-      sourceId: user.sourceId ?? undefined,
-    });
+    const doc = await this.write(() =>
+      this.model.create({
+        _id: this.id(user._id),
+        organizationId: this.organizationId,
+        userId: user._id,
+        role,
+        name: user.name,
+        email: user.email,
+        sourceId: user.sourceId ?? undefined,
+      }),
+    );
     return doc.toObject();
   }
 
@@ -90,31 +92,35 @@ export class MembersRepository extends TenantRepository {
   async restore(member: MemberDoc) {
     await findOrCreate(
       () => this.get(member.userId),
-      async () => (await this.model.create(member)).toObject(),
+      async () => (await this.write(() => this.model.create(member))).toObject(),
     );
   }
 
   setRole(userId: string, role: Role) {
-    return this.updateOwned(this.model, this.id(userId), { $set: { role } });
+    return this.write(() => this.updateOwned(this.model, this.id(userId), { $set: { role } }));
   }
 
   /** Records the organization's own id for the member (assume-role's `userId`) if none is recorded yet. */
   async setSourceIdIfUnset(userId: string, sourceId: string) {
-    await this.model.updateOne(
-      { _id: this.id(userId), organizationId: this.organizationId, sourceId: null },
-      { $set: { sourceId } },
+    await this.write(() =>
+      this.model.updateOne(
+        { _id: this.id(userId), organizationId: this.organizationId, sourceId: null },
+        { $set: { sourceId } },
+      ),
     );
   }
 
   setGroup(userId: string, userGroupId: string) {
-    return this.updateOwned(this.model, this.id(userId), { $set: { userGroupId } });
+    return this.write(() => this.updateOwned(this.model, this.id(userId), { $set: { userGroupId } }));
   }
 
   async clearGroup(userGroupId: string) {
-    await this.model.updateMany(this.scope<MemberDoc>({ userGroupId }), { $set: { userGroupId: null } });
+    await this.write(() =>
+      this.model.updateMany(this.scope<MemberDoc>({ userGroupId }), { $set: { userGroupId: null } }),
+    );
   }
 
   remove(userId: string): Promise<boolean> {
-    return this.deleteOwned(this.model, this.id(userId));
+    return this.write(() => this.deleteOwned(this.model, this.id(userId)));
   }
 }

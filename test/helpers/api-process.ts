@@ -28,13 +28,14 @@ function freePort(): Promise<number> {
  * The real API entry point (api/server.ts) as its own process — one replica of a scaled-out API — on the test
  * stack's database, Temporal, Redis and S3 and the test env's task queue. Resolves once `/healthz` answers 200.
  */
-export async function startApiProcess(env: TestEnv): Promise<ApiProcess> {
+export async function startApiProcess(env: TestEnv, extraEnv: NodeJS.ProcessEnv = {}): Promise<ApiProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawnEntry('api/server.ts', {
     ...childProcessEnv(env),
     PORT: String(port),
     PUBLIC_BASE_URL: url,
+    ...extraEnv,
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
