@@ -82,7 +82,8 @@ const schema = z.object({
     .default(12 * 3600),
   /**
    * How long an API key's record and a membership read to authenticate a request may be reused (ms; 0: read on
-   * every request). Writes drop them at once in every process (Redis pub/sub); this bounds a missed one.
+   * every request). A write drops them at once in its own process and in the others through Redis pub/sub; this
+   * bounds a change that was never announced.
    */
   CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(10_000),
   OIDC_ISSUER: z.string().url().optional(),
