@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type KeyLike } from 'jose';
 import { Authenticator } from '@lib/auth/authenticator';
+import { CredentialCache } from '@lib/auth/credential-cache';
 import { testEnv, type TestEnv } from './helpers/env';
 import { loadConfig } from '@lib/config';
 import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
@@ -180,5 +181,27 @@ describe('external OIDC sessions', () => {
       () => expect.fail('a token with a foreign signature was accepted'),
       (err: { status: number }) => expect(err.status).to.equal(401),
     );
+  });
+
+  it("with the credential cache, never serves one organization's membership in another", async () => {
+    const cache = new CredentialCache(60_000);
+    cache.setUsable(true);
+    const auth = new Authenticator(env.deps.repos, env.deps.tokens, { issuer, audience: 'workspace' }, cache);
+    const member = await addMember(env, org.organizationId, 'admin', 'Cora');
+    const other = await createTestOrg(env, 'OIDC Other Org');
+    await env.deps.repos
+      .tenant(other.organizationId)
+      .members.add({ _id: member.userId, name: 'Cora', email: member.email }, 'chat');
+    const token = await idToken({ sub: 'idp|cora', email: member.email, email_verified: true });
+    for (let i = 0; i < 2; i++) {
+      expect(await auth.authenticate(`Bearer ${token}`, org.organizationId)).to.include({
+        organizationId: org.organizationId,
+        role: 'admin',
+      });
+      expect(await auth.authenticate(`Bearer ${token}`, other.organizationId)).to.include({
+        organizationId: other.organizationId,
+        role: 'chat',
+      });
+    }
   });
 });
