@@ -136,7 +136,22 @@ export async function createDeps(
   };
 }
 
-export async function closeDeps(deps: Deps): Promise<void> {
+const closing = new WeakMap<Deps, Promise<void>>();
+
+/**
+ * Closes every client, once: a second call waits for the first (a process told to stop twice, say SIGINT to its
+ * group and then SIGTERM from its supervisor, must not close a client already closed and crash on its error).
+ */
+export function closeDeps(deps: Deps): Promise<void> {
+  let closed = closing.get(deps);
+  if (!closed) {
+    closed = closeAll(deps);
+    closing.set(deps, closed);
+  }
+  return closed;
+}
+
+async function closeAll(deps: Deps): Promise<void> {
   // Usage records a chain step did not wait for are written before the database closes.
   await deps.services.credits.settled();
   deps.mailer.close();
