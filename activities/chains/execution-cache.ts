@@ -1,4 +1,5 @@
 import type { ChainRunInput } from '@contracts';
+import { BoundedMap } from '@lib/bounded-map';
 import { InFlight } from '@lib/in-flight';
 import type { ChainDoc, StepDoc } from '@lib/chains/chain.schema';
 import type { ChainRun } from '@lib/chains/chain-runs.repository';
@@ -63,9 +64,11 @@ export const MAX_CACHED_STATE_CHARS = 256 * 1024;
 
 /** The snapshots of the executions this worker ran last (a bounded number, least recently used dropped). */
 export class ExecutionCache {
-  private readonly entries = new Map<string, ExecutionSnapshot>();
+  private readonly entries: BoundedMap<string, ExecutionSnapshot>;
 
-  constructor(private readonly capacity = 256) {}
+  constructor(capacity = 256) {
+    this.entries = new BoundedMap(capacity);
+  }
 
   static key(input: ChainRunInput) {
     return `${input.organizationId}:${input.runId}:${input.generation}`;
@@ -74,19 +77,14 @@ export class ExecutionCache {
   get(input: ChainRunInput): ExecutionSnapshot | undefined {
     const key = ExecutionCache.key(input);
     const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-    }
+    if (hit) this.entries.set(key, hit);
     return hit;
   }
 
   set(input: ChainRunInput, snapshot: ExecutionSnapshot) {
     const key = ExecutionCache.key(input);
-    this.entries.delete(key);
-    if (snapshot.stateChars > MAX_CACHED_STATE_CHARS) return;
-    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, snapshot);
+    if (snapshot.stateChars > MAX_CACHED_STATE_CHARS) this.entries.delete(key);
+    else this.entries.set(key, snapshot);
   }
 
   delete(input: ChainRunInput) {
@@ -122,16 +120,11 @@ export class PendingPayments {
  * before it goes on from the copy that took it as written.
  */
 export class PendingWrites {
-  private readonly last = new Map<string, { stepId: string; written: Promise<boolean> }>();
-
-  constructor(private readonly capacity = 1024) {}
+  // An execution that went on on another worker never ends here: past 1,024 the oldest is dropped.
+  private readonly last = new BoundedMap<string, { stepId: string; written: Promise<boolean> }>(1024);
 
   add(input: ChainRunInput, stepId: string, written: Promise<boolean>) {
-    const key = ExecutionCache.key(input);
-    this.last.delete(key);
-    // An execution that went on on another worker never ends here: the oldest is dropped.
-    if (this.last.size >= this.capacity) this.last.delete(this.last.keys().next().value!);
-    this.last.set(key, { stepId, written });
+    this.last.set(ExecutionCache.key(input), { stepId, written });
   }
 
   /** Whether this worker wrote the step's result (false: it did not, or does not know). */

@@ -1,3 +1,4 @@
+import { BoundedMap } from '@lib/bounded-map';
 import { endSessionsOf } from '@lib/browser-sessions/browser-sessions.service';
 import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
@@ -176,12 +177,11 @@ export function createChainActivities(deps: ChainActivityDeps) {
 
   // A fan-out step's elements share one state (it changes only when the step's outputs are collected): each
   // worker loads it once per step execution, not once per element.
-  const fanOutContexts = new Map<string, Promise<StepRun & { tools: StepTools }>>();
+  const fanOutContexts = new BoundedMap<string, Promise<StepRun & { tools: StepTools }>>(16);
   function fanOutContext(input: ChainElementInput) {
     const key = `${input.organizationId}:${input.runId}:${input.generation}:${input.stepId}`;
     let ctx = fanOutContexts.get(key);
     if (!ctx) {
-      if (fanOutContexts.size >= 16) fanOutContexts.delete(fanOutContexts.keys().next().value!);
       ctx = (async () => {
         const run = await load(input, cachedExecution(input));
         const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${input.stepId}`;

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { BoundedMap } from '@lib/bounded-map';
 import type { Logger } from '@lib/logger';
 
 /** What is cached: documents of one organization (an API key's record, a membership). */
@@ -30,7 +31,7 @@ function deepFreeze<T>(value: T): T {
  * just before a change cannot outlive it. Values are frozen: they are shared by every request that reads them.
  */
 export class CredentialCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new BoundedMap<string, Entry>(MAX_ENTRIES);
   /** Bumped by every invalidation: a read that began under an older one is returned but not kept. */
   private generation = 0;
   private usable = false;
@@ -46,8 +47,6 @@ export class CredentialCache {
     const generation = this.generation;
     const value = await load();
     if (value && this.usable && this.ttlMs > 0 && generation === this.generation) {
-      this.entries.delete(key);
-      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(key, { value: deepFreeze(value), expiresAt: this.now() + this.ttlMs });
     }
     return value;
