@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
-import request from 'supertest';
 import { Redis } from 'ioredis';
 import { createApp } from '@api/app';
 import { apiKeyIdOf } from '@lib/auth/api-key-secret';
@@ -8,16 +7,13 @@ import { SharedCredentialCache } from '@lib/auth/credential-cache';
 import { closeDeps, createDeps, type Deps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { testEnv, type TestEnv } from './helpers/env';
-import { createTestOrg, type TestOrg } from './helpers/org';
+import { as, createTestOrg, type TestOrg } from './helpers/org';
 import { rawCollection } from './helpers/store';
 import { startTcpProxy } from './helpers/tcp-proxy';
 import { eventually } from './helpers/wait';
 
 /** Far longer than any test here: only an announced change, never expiry, can make a replica read again. */
 const LONG_TTL_MS = 300_000;
-
-const get = (app: Express, path: string, token: string) =>
-  request(app).get(path).set('Authorization', `Bearer ${token}`);
 
 /**
  * Authentication's credential cache with two API replicas in this process: the shared test app (`env.app`) and a
@@ -45,10 +41,10 @@ describe('credential cache across API replicas', () => {
 
   /** A credential both replicas have authenticated and now serve from their caches. */
   async function cachedOnBoth(path: string, token: string) {
-    for (const { app, deps } of [env, other]) {
-      await get(app, path, token).expect(200);
-      await eventually(() => deps.credentials.serving);
-      await get(app, path, token).expect(200);
+    for (const replica of [env, other]) {
+      await as(replica, token).get(path).expect(200);
+      await eventually(() => replica.deps.credentials.serving);
+      await as(replica, token).get(path).expect(200);
     }
   }
 
@@ -62,39 +58,37 @@ describe('credential cache across API replicas', () => {
     const stored = await apiKeys().findOne({ _id: apiKeyId });
     await apiKeys().updateOne({ _id: apiKeyId }, { $set: { keyHash: 'not-this-key' } });
     try {
-      await get(other.app, org.path(), org.apiKey).expect(200);
+      await as(other, org.apiKey).get(org.path()).expect(200);
     } finally {
       await apiKeys().updateOne({ _id: apiKeyId }, { $set: { keyHash: stored!.keyHash } });
     }
 
-    await get(env.app, org.path(`/api-keys/${apiKeyId}`), org.owner.token).expect(200);
-    await request(env.app)
-      .delete(org.path(`/api-keys/${apiKeyId}`))
-      .set('Authorization', `Bearer ${org.owner.token}`)
+    await as(env, org.owner.token)
+      .get(org.path(`/api-keys/${apiKeyId}`))
       .expect(200);
-    await get(env.app, org.path(), org.apiKey).expect(401);
-    await eventually(async () => (await get(other.app, org.path(), org.apiKey)).status === 401);
+    await as(env, org.owner.token)
+      .delete(org.path(`/api-keys/${apiKeyId}`))
+      .expect(200);
+    await as(env, org.apiKey).get(org.path()).expect(401);
+    await eventually(async () => (await as(other, org.apiKey).get(org.path())).status === 401);
   });
 
   it("applies a role change made on one replica to the member's next request on the other", async () => {
     await cachedOnBoth(org.path('/users'), org.admin.token);
-    await request(env.app)
-      .put(org.path(`/users/${org.admin.userId}`))
-      .set('Authorization', `Bearer ${org.owner.token}`)
-      .send({ role: 'chat' })
+    await as(env, org.owner.token)
+      .put(org.path(`/users/${org.admin.userId}`), { role: 'chat' })
       .expect(200);
-    await get(env.app, org.path('/users'), org.admin.token).expect(403);
-    await eventually(async () => (await get(other.app, org.path('/users'), org.admin.token)).status === 403);
+    await as(env, org.admin.token).get(org.path('/users')).expect(403);
+    await eventually(async () => (await as(other, org.admin.token).get(org.path('/users'))).status === 403);
   });
 
   it('refuses a member removed on another replica', async () => {
     await cachedOnBoth(org.path(), org.chat.token);
-    await request(env.app)
+    await as(env, org.owner.token)
       .delete(org.path(`/users/${org.chat.userId}`))
-      .set('Authorization', `Bearer ${org.owner.token}`)
       .expect(200);
-    await get(env.app, org.path(), org.chat.token).expect(401);
-    await eventually(async () => (await get(other.app, org.path(), org.chat.token)).status === 401);
+    await as(env, org.chat.token).get(org.path()).expect(401);
+    await eventually(async () => (await as(other, org.chat.token).get(org.path())).status === 401);
   });
 
   it('serves nothing while it cannot hear changes, and nothing it held before', async () => {
@@ -151,7 +145,7 @@ describe('credential cache across API replicas', () => {
     await env.deps.redis.client('KILL', 'ID', id as string);
     // Deleted behind the repositories' back: no replica announces it, so only a forgotten cache finds out.
     await apiKeys().deleteOne({ _id: apiKeyId });
-    await eventually(async () => (await get(other.app, org.path(), org.apiKey)).status === 401);
+    await eventually(async () => (await as(other, org.apiKey).get(org.path())).status === 401);
     await eventually(() => other.deps.credentials.serving);
   });
 
@@ -159,7 +153,7 @@ describe('credential cache across API replicas', () => {
     const second = await createTestOrg(env, 'Credential Cache Other Org');
     await cachedOnBoth(org.path(), org.apiKey);
     await cachedOnBoth(org.path(), org.owner.token);
-    await get(other.app, second.path(), org.apiKey).expect(401);
-    await get(other.app, second.path(), org.owner.token).expect(401);
+    await as(other, org.apiKey).get(second.path()).expect(401);
+    await as(other, org.owner.token).get(second.path()).expect(401);
   });
 });

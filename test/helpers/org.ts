@@ -55,8 +55,8 @@ export async function createTestOrg(env: TestEnv, name = 'Test Org'): Promise<Te
   };
 }
 
-/** supertest bound to the app with a bearer token. */
-export function as(env: TestEnv, token: string) {
+/** supertest bound to the app (of the env, or of another replica) with a bearer token. */
+export function as(env: Pick<TestEnv, 'app'>, token: string) {
   const agent = request(env.app);
   const auth = { Authorization: `Bearer ${token}` };
   return {
