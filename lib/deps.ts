@@ -11,7 +11,7 @@ import { closeLlmClient, createLlmClient } from './llm';
 import { createLogger, type Logger } from './logger';
 import { createMailer, type Mailer } from './mail';
 import { createMetrics, type Metrics } from './observability/metrics';
-import { tracingFromConfig, type Tracing } from './observability/tracing';
+import type { Tracing } from './observability/tracing';
 import { createRealtimeEmitter, type RealtimeEmitter } from './realtime/emitter';
 import { MODELS, Repositories } from './repositories';
 import { createS3Client } from './s3';
@@ -68,12 +68,16 @@ export async function createDeps(
   const logger = opts.logger ?? createLogger(config.logLevel);
   const processName = opts.process ?? 'api';
   const metrics = createMetrics({ process: processName });
+  const { otlpEndpoint, serviceName } = config.observability;
+  // Loaded only when tracing is on (see lib/observability/tracing.ts).
   const tracing =
     opts.tracing ??
-    tracingFromConfig({
-      otlpEndpoint: config.observability.otlpEndpoint,
-      serviceName: config.observability.serviceName ?? `agent-workspace-${processName}`,
-    });
+    (otlpEndpoint
+      ? (await import('./observability/tracing')).tracingFromConfig({
+          otlpEndpoint,
+          serviceName: serviceName ?? `agent-workspace-${processName}`,
+        })
+      : undefined);
   const db = await Database.connect(config.mongodbUri, MODELS);
   const tokens = new TokenService(config.auth.jwtSecret, config.auth.issuer, config.auth.sessionTtlSeconds);
   const temporal = createTemporalClient(config.temporal, { metrics, tracing });

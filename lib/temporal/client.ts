@@ -8,7 +8,6 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { Metrics } from '@lib/observability/metrics';
 import type { Tracing } from '@lib/observability/tracing';
 import { searchAttributePairs, type RunAttributes } from './contracts/search-attributes';
@@ -58,8 +57,7 @@ export function createTemporalClient(
   });
   const workflow: WorkflowClientInterceptor[] = [];
   if (observe.metrics) workflow.push(countStarts(observe.metrics));
-  if (observe.tracing)
-    workflow.push(new OpenTelemetryWorkflowClientInterceptor({ tracer: observe.tracing.tracer }));
+  if (observe.tracing) workflow.push(observe.tracing.workflowClientInterceptor);
   const client = new Client({ connection, namespace: settings.namespace, interceptors: { workflow } });
   return { connection, client, taskQueue: settings.taskQueue };
 }
