@@ -40,4 +40,4 @@ COPY package.json openapi.yaml ./
 USER node
 # 2525: inbound SMTP for agents (when INBOUND_SMTP_PORT=2525)
 EXPOSE 3000 2525
-CMD ["node", "--enable-source-maps", "--max-semi-space-size=16", "--heap-growing-percent=40", "dist/api/server.js"]
+CMD ["env", "MALLOC_ARENA_MAX=1", "node", "--max-semi-space-size=16", "--heap-growing-percent=40", "dist/api/server.js"]

@@ -1,3 +1,5 @@
+// First: source maps apply only to modules loaded after this one.
+import './source-maps';
 import { loadConfig } from '@lib/config';
 import { closeDeps, createDeps } from '@lib/deps';
 import { startInboundMail } from '@lib/email-agents/listen';

@@ -3,24 +3,25 @@
  * API key, CONCURRENCY closed-loop keep-alive clients (default 32), DURATION_SECONDS per server and
  * endpoint (default 10, measured in ROUNDS alternating slices after WARMUP_SECONDS of warm-up each).
  *
- * The real app (createDeps + createApp, from the build in dist/ as `npm start` runs it; bench/run.mjs builds
- * it first) and the baseline (bench/lib/read-baseline.ts: bare Express + the
- * bundled MongoDB driver, same auth lookups, same documents) each run in their own child process, so the
- * load generator never shares an event loop with a server and each server's RSS and CPU are its own
- * (bench/lib/bench-server.ts).
+ * The API runs as `npm start` runs it: `node <API_NODE_FLAGS> dist/api/server.js` with API_ENV (stack/launch.mjs;
+ * bench/run.mjs builds dist/ first), no loader. The baseline (bench/lib/read-baseline.ts: bare Express + the bundled MongoDB driver, same
+ * auth lookups, same documents) runs in a child of its own (bench/lib/baseline-server.ts). So the load generator
+ * never shares an event loop with a server, and each server's CPU and RSS are its own, both read from /proc.
  * Needs the stack env (MONGODB_URI, JWT_SECRET, …): run it through `node bench/run.mjs api-read`.
  * Other knobs: MEMBERS (default 50), BENCH_LOG_LEVEL (API log level, default silent; output is discarded),
  * PROFILE=1 (write a V8 CPU profile of each server to .stack/bench-profiles), ONLY (one endpoint's label),
  * BASELINE_NODE_FLAGS (V8 flags of the baseline process; default none: node's defaults).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { loadConfig } from '@lib/config';
 import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
-import type { FromChild, ServerMode, ToChild } from './lib/bench-server';
+import { API_ENV, API_NODE_FLAGS } from '../stack/launch.mjs';
 import {
   get,
   keepAliveAgent,
@@ -39,54 +40,106 @@ const WARMUP_SECONDS = num('WARMUP_SECONDS', 2);
 const ROUNDS = num('ROUNDS', 4);
 const MEMBERS = num('MEMBERS', 50);
 const MODES = ['api', 'baseline'] as const;
+type ServerMode = (typeof MODES)[number];
 /** ONLY='GET /orgs/{org}' measures one endpoint (e.g. with PROFILE=1, to profile it alone). */
 const ONLY = process.env.ONLY;
+const ROOT = join(__dirname, '..');
+/** Linux reports CPU time in /proc in clock ticks of 1/100 s (USER_HZ). */
+const TICK_MS = 10;
 
-/** Waits for the child's next message of `type`, after sending `request` when given. */
-function ask<T extends FromChild['type']>(
-  child: ChildProcess,
-  type: T,
-  request?: ToChild,
-): Promise<Extract<FromChild, { type: T }>> {
+/** A server process's CPU time so far (user + system, all threads) and its RSS now and at its peak, from /proc. */
+function procStats(pid: number) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which may hold spaces: state is the first, utime the 12th, stime the 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(status.match(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN);
+  return {
+    cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS,
+    rssMb: kb('VmRSS') / 1024,
+    peakRssMb: kb('VmHWM') / 1024,
+  };
+}
+
+/** A loopback port free right now (the OS picks it; the API binds it a moment later). */
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const onMessage = (m: FromChild) => {
-      if (m.type !== type) return;
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-      resolve(m as Extract<FromChild, { type: T }>);
-    };
-    const onExit = (code: number | null) =>
-      reject(new Error(`bench server exited (${code}) before '${type}'`));
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-    if (request) child.send(request);
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
   });
 }
 
-// The V8 flags the service's processes run with (stack/start.mjs, Dockerfile, docker-compose.yml, deploy/). The
-// baseline runs on node's defaults, as a bare server would ship: given the service's flags, it lost 10–20% of its
-// requests per second (--heap-growing-percent=40 collects its small heap far more often), which flattered the ratio.
-const NODE_FLAGS: Record<ServerMode, string[]> = {
-  api: ['--max-semi-space-size=16', '--heap-growing-percent=40'],
-  baseline: (process.env.BASELINE_NODE_FLAGS ?? '').split(' ').filter(Boolean),
-};
-
-/** Forks bench/lib/bench-server.ts with the same loader flags (tsx) this process runs with, and the mode's. */
-async function startChild(mode: ServerMode) {
-  const profile = process.env.PROFILE
+function cpuProfileFlags(): string[] {
+  return process.env.PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), '.stack/bench-profiles')}`]
     : [];
-  const child = fork(join(__dirname, 'lib', 'bench-server.ts'), [mode], {
-    execArgv: [...process.execArgv, ...NODE_FLAGS[mode], ...profile],
+}
+
+/** The API's entry point as `npm start` runs it; resolves with its port once `/healthz` answers 200. */
+async function startApi(): Promise<{ child: ChildProcess; port: number }> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [...API_NODE_FLAGS, ...cpuProfileFlags(), join(ROOT, 'dist', 'api', 'server.js')],
+    {
+      env: {
+        ...process.env,
+        ...API_ENV,
+        PORT: String(port),
+        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`api exited (${code}) before it answered /healthz`))),
+  );
+  for (;;) {
+    const up = fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (await Promise.race([up, exited])) return { child, port };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The baseline in its own child (with the tsx loader this process runs with); resolves with its port. */
+function startBaseline(): Promise<{ child: ChildProcess; port: number }> {
+  // The baseline runs on node's defaults, as a bare server would ship: given the service's flags, it lost 10–20%
+  // of its requests per second (--heap-growing-percent=40 collects its small heap far more often), which
+  // flattered the ratio.
+  const flags = (process.env.BASELINE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = fork(join(__dirname, 'lib', 'baseline-server.ts'), [], {
+    execArgv: [...process.execArgv, ...flags, ...cpuProfileFlags()],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  const { port, rssMb } = await ask(child, 'ready');
+  return new Promise((resolve, reject) => {
+    child.once('message', (m: { port: number }) => resolve({ child, port: m.port }));
+    child.once('exit', (code) => reject(new Error(`baseline exited (${code}) before it was ready`)));
+  });
+}
+
+async function startServer(mode: ServerMode) {
+  const { child, port } = mode === 'api' ? await startApi() : await startBaseline();
   const target: LoadTarget = {
     name: mode,
     baseUrl: `http://127.0.0.1:${port}`,
     agent: keepAliveAgent(CONCURRENCY),
   };
-  return { child, target, readyRssMb: rssMb };
+  return { child, target, readyRssMb: procStats(child.pid!).rssMb };
+}
+
+/** SIGTERM (each server's own shutdown, which also writes a CPU profile), then waits for the exit. */
+async function stopServer(child: ChildProcess) {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
 }
 
 async function seed() {
@@ -112,7 +165,7 @@ async function seed() {
 async function main() {
   const boot = await seed();
   const headers = { Authorization: `Bearer ${boot.apiKey}`, Accept: 'application/json' };
-  const servers = { api: await startChild('api'), baseline: await startChild('baseline') };
+  const servers = { api: await startServer('api'), baseline: await startServer('baseline') };
   const endpoints = [
     { label: 'GET /orgs/{org}', path: `/orgs/${boot.organizationId}` },
     { label: 'GET /orgs/{org}/users', path: `/orgs/${boot.organizationId}/users` },
@@ -137,12 +190,11 @@ async function main() {
       // Alternate which server goes first, so drift (caches, DB growth) does not favour one side.
       const order: ServerMode[] = round % 2 === 0 ? ['api', 'baseline'] : ['baseline', 'api'];
       for (const mode of order) {
-        const before = await ask(servers[mode].child, 'cpu', { type: 'cpu' });
+        const before = procStats(servers[mode].child.pid!).cpuMs;
         results[mode].push(
           await runLoad(servers[mode].target, path, headers, CONCURRENCY, (DURATION_SECONDS * 1000) / ROUNDS),
         );
-        const after = await ask(servers[mode].child, 'cpu', { type: 'cpu' });
-        cpuMs[mode] += after.userMs + after.systemMs - before.userMs - before.systemMs;
+        cpuMs[mode] += procStats(servers[mode].child.pid!).cpuMs - before;
       }
     }
     const s = { api: summarize(merge(results.api)), baseline: summarize(merge(results.baseline)) };
@@ -161,10 +213,11 @@ async function main() {
     }
     ratios.push(`${label}: api/baseline req/s = ${(s.api.rps / s.baseline.rps).toFixed(2)}`);
   }
-  const stats = {
-    api: await ask(servers.api.child, 'stats', { type: 'stop' }),
-    baseline: await ask(servers.baseline.child, 'stats', { type: 'stop' }),
+  const peakRssMb = {
+    api: procStats(servers.api.child.pid!).peakRssMb,
+    baseline: procStats(servers.baseline.child.pid!).peakRssMb,
   };
+  await Promise.all(MODES.map((mode) => stopServer(servers[mode].child)));
   console.log(
     `\napi-read: ${CONCURRENCY} clients, ${DURATION_SECONDS}s per server and endpoint (${ROUNDS} alternating rounds, ` +
       `${WARMUP_SECONDS}s warm-up), ${MEMBERS} members, node ${process.version}\n`,
@@ -174,11 +227,9 @@ async function main() {
   );
   console.log(`\n${ratios.join('\n')}`);
   for (const mode of MODES) {
-    const { peakRssMb, maxRssMb, heapAtPeakMb, externalAtPeakMb } = stats[mode];
-    const mb = (n: number) => `${n.toFixed(0)} MB`;
     console.log(
-      `${mode} process RSS: ${mb(servers[mode].readyRssMb)} when ready, peak ${mb(peakRssMb)} sampled ` +
-        `(V8 heap ${mb(heapAtPeakMb)}, external ${mb(externalAtPeakMb)}; maxRSS ${mb(maxRssMb)})`,
+      `${mode} process RSS: ${servers[mode].readyRssMb.toFixed(0)} MB when ready, ` +
+        `peak ${peakRssMb[mode].toFixed(0)} MB (VmHWM)`,
     );
   }
 }

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import Ajv from 'ajv';
 import { parseAllDocuments, parseDocument } from 'yaml';
 import { DEPLOY_VERSIONS, ensureKubeconform, ensureKubernetesSchemas } from './kubeconform.mjs';
+import { API_ENV, API_NODE_FLAGS, WORKER_NODE_FLAGS } from './launch.mjs';
 import { ROOT } from './provision.mjs';
 
 const problems = [];
@@ -25,6 +26,31 @@ function interpolate(value) {
     .replace(/\$\{\w+(?::?-([^}]*))?\}/g, (_m, fallback) => fallback ?? '')
     .replace(/\$\{\w+:?\?[^}]*\}/g, 'set')
     .replace(/\$\$/g, '$');
+}
+
+/** How each entry point runs: with the environment and node flags `npm start` gives it (stack/launch.mjs). */
+const COMMANDS = {
+  'dist/api/server.js': [
+    'env',
+    ...Object.entries(API_ENV).map(([name, value]) => `${name}=${value}`),
+    'node',
+    ...API_NODE_FLAGS,
+    'dist/api/server.js',
+  ],
+  'dist/worker/main.js': ['node', ...WORKER_NODE_FLAGS, 'dist/worker/main.js'],
+};
+
+function checkCommand(where, command) {
+  const expected = COMMANDS[command?.at?.(-1)];
+  if (!expected) return problem(where, `runs ${JSON.stringify(command)}, which is neither entry point`);
+  if (JSON.stringify(command) !== JSON.stringify(expected)) {
+    problem(where, `runs ${command.join(' ')}, not ${expected.join(' ')} (stack/launch.mjs)`);
+  }
+}
+
+function checkDockerfile() {
+  const cmd = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').match(/^CMD (.*)$/m)?.[1];
+  checkCommand('Dockerfile CMD', cmd && JSON.parse(cmd));
 }
 
 function checkCompose() {
@@ -51,6 +77,7 @@ function checkCompose() {
         problem(file, `${name} mounts missing ${source}`);
     }
   }
+  for (const name of ['api', 'worker']) checkCommand(`${file} ${name}`, services[name]?.command);
   // The scale-out shape README "Scale-out and deployment" describes.
   if (replicas('api') < 2) problem(file, 'api must run at least two replicas');
   if (replicas('worker') < 2) problem(file, 'worker must run at least two replicas by default');
@@ -123,6 +150,7 @@ function checkKubernetes() {
   for (const d of deployments) {
     if (d.spec.replicas < 2) problem(dir, `${d.metadata.name} runs fewer than two replicas`);
     for (const c of d.spec.template.spec.containers) {
+      checkCommand(`${dir} ${d.metadata.name}/${c.name}`, c.command);
       for (const ref of c.envFrom ?? []) {
         if (ref.secretRef && !named('Secret').has(ref.secretRef.name))
           problem(dir, `no Secret ${ref.secretRef.name}`);
@@ -148,6 +176,7 @@ function checkKubernetes() {
   return resources.length;
 }
 
+checkDockerfile();
 const services = checkCompose();
 const resources = checkKubernetes();
 if (problems.length) {

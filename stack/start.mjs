@@ -11,15 +11,10 @@ import {
   ROOT,
   runOnSupportedNode,
 } from './provision.mjs';
+import { API_ENV, API_NODE_FLAGS, WORKER_NODE_FLAGS } from './launch.mjs';
 import { startStack } from './services.mjs';
 
 await runOnSupportedNode();
-// The API's and the worker's node flags (the same in the Dockerfile, docker-compose.yml and deploy/kubernetes).
-// Node 24 sizes V8's young generation from the machine's memory (64 MB semi-spaces on 24 GiB), which costs each
-// process about 100 MB of RSS for nothing measurable here; 16 MB is what Node 20 used. V8 also lets the old
-// generation grow to several times its live size between full collections: 40% at most keeps the API near 210 MB
-// under a steady read load instead of 330 MB, at the same request rate.
-const NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-size=16', '--heap-growing-percent=40'];
 ensureNpmDeps();
 const bins = provision();
 const dataDir = process.env.DATA_DIR ?? join(ROOT, '.data');
@@ -56,11 +51,11 @@ for (const name of ['LOCAL_EMBEDDING_MODEL_DIR', 'LOCAL_LLM_MODEL_PATH']) {
 }
 writeFileSync(join(dataDir, 'stack-env.json'), JSON.stringify(cliEnv, null, 2), { mode: 0o600 });
 const apps = [
-  spawn(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/api/server.js')], {
-    env,
+  spawn(process.execPath, [...API_NODE_FLAGS, join(ROOT, 'dist/api/server.js')], {
+    env: { ...env, ...API_ENV },
     stdio: 'inherit',
   }),
-  spawn(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist/worker/main.js')], {
+  spawn(process.execPath, [...WORKER_NODE_FLAGS, join(ROOT, 'dist/worker/main.js')], {
     env,
     stdio: 'inherit',
   }),
