@@ -12,16 +12,15 @@
  * PROFILE=1 (write a V8 CPU profile of each server to .stack/bench-profiles), ONLY (one endpoint's label),
  * BASELINE_NODE_FLAGS (V8 flags of the baseline process; default none: node's defaults).
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { loadConfig } from '@lib/config';
 import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
-import { API_ENV, API_NODE_FLAGS } from '../stack/launch.mjs';
+import { procStats } from './lib/proc';
+import { cpuProfileFlags, startApiProcess, stopProcess } from './lib/service-processes';
 import {
   get,
   keepAliveAgent,
@@ -43,71 +42,6 @@ const MODES = ['api', 'baseline'] as const;
 type ServerMode = (typeof MODES)[number];
 /** ONLY='GET /orgs/{org}' measures one endpoint (e.g. with PROFILE=1, to profile it alone). */
 const ONLY = process.env.ONLY;
-const ROOT = join(__dirname, '..');
-/** Linux reports CPU time in /proc in clock ticks of 1/100 s (USER_HZ). */
-const TICK_MS = 10;
-
-/** A server process's CPU time so far (user + system, all threads) and its RSS now and at its peak, from /proc. */
-function procStats(pid: number) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name, which may hold spaces: state is the first, utime the 12th, stime the 13th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(status.match(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN);
-  return {
-    cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS,
-    rssMb: kb('VmRSS') / 1024,
-    peakRssMb: kb('VmHWM') / 1024,
-  };
-}
-
-/** A loopback port free right now (the OS picks it; the API binds it a moment later). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function cpuProfileFlags(): string[] {
-  return process.env.PROFILE
-    ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), '.stack/bench-profiles')}`]
-    : [];
-}
-
-/** The API's entry point as `npm start` runs it; resolves with its port once `/healthz` answers 200. */
-async function startApi(): Promise<{ child: ChildProcess; port: number }> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [...API_NODE_FLAGS, ...cpuProfileFlags(), join(ROOT, 'dist', 'api', 'server.js')],
-    {
-      env: {
-        ...process.env,
-        ...API_ENV,
-        PORT: String(port),
-        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-        LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code) => reject(new Error(`api exited (${code}) before it answered /healthz`))),
-  );
-  for (;;) {
-    const up = fetch(`http://127.0.0.1:${port}/healthz`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (await Promise.race([up, exited])) return { child, port };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** The baseline in its own child (with the tsx loader this process runs with); resolves with its port. */
 function startBaseline(): Promise<{ child: ChildProcess; port: number }> {
@@ -126,20 +60,13 @@ function startBaseline(): Promise<{ child: ChildProcess; port: number }> {
 }
 
 async function startServer(mode: ServerMode) {
-  const { child, port } = mode === 'api' ? await startApi() : await startBaseline();
+  const { child, port } = mode === 'api' ? await startApiProcess() : await startBaseline();
   const target: LoadTarget = {
     name: mode,
     baseUrl: `http://127.0.0.1:${port}`,
     agent: keepAliveAgent(CONCURRENCY),
   };
   return { child, target, readyRssMb: procStats(child.pid!).rssMb };
-}
-
-/** SIGTERM (each server's own shutdown, which also writes a CPU profile), then waits for the exit. */
-async function stopServer(child: ChildProcess) {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
 }
 
 async function seed() {
@@ -217,7 +144,7 @@ async function main() {
     api: procStats(servers.api.child.pid!).peakRssMb,
     baseline: procStats(servers.baseline.child.pid!).peakRssMb,
   };
-  await Promise.all(MODES.map((mode) => stopServer(servers[mode].child)));
+  await Promise.all(MODES.map((mode) => stopProcess(servers[mode].child)));
   console.log(
     `\napi-read: ${CONCURRENCY} clients, ${DURATION_SECONDS}s per server and endpoint (${ROUNDS} alternating rounds, ` +
       `${WARMUP_SECONDS}s warm-up), ${MEMBERS} members, node ${process.version}\n`,

@@ -36,9 +36,9 @@ const STACKLESS = new Set(['parse-memory', 'local-model']);
 const needsStack = selected.some((n) => !STACKLESS.has(n));
 
 ensureNpmDeps();
-// api-read measures the API as it ships (dist/), so it needs a fresh build.
-if (selected.includes('api-read')) {
-  log('building (tsc) for api-read');
+// api-read and webhooks measure the API (and the worker) as they ship (dist/), so they need a fresh build.
+if (selected.some((n) => n === 'api-read' || n === 'webhooks')) {
+  log('building (tsc)');
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
 }
 const dataDir = join(STACK_DIR, 'bench-data', String(Date.now()));

@@ -45,6 +45,7 @@ import mongoose from 'mongoose';
 import type { ConversationDoc } from '@lib/conversations/conversation.schema';
 import { newId } from '@lib/ids';
 import { createLlmClient } from '@lib/llm';
+import { cpuAccount, pidListeningOn } from './lib/proc';
 import { startTurnsHarness } from './turns/harness';
 import {
   batch,
@@ -58,7 +59,7 @@ import {
   serviceTurn,
   type Sample,
 } from './turns/measure';
-import { ms, printCreates, printDbCommands, printTurns, type CreateStats } from './turns/report';
+import { ms, printCpu, printCreates, printDbCommands, printTurns, type CreateStats } from './turns/report';
 
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 const TURNS = num('TURNS', 50);
@@ -131,6 +132,14 @@ async function main() {
   }
 
   // --- measured rounds: TURNS concurrent turns / calls, arms alternating ----------------------------------
+  // CPU of every process a turn uses, over the service rounds only: the floor any latency under load has.
+  const portOf = (url: string) => Number(new URL(url).port);
+  const cpu = cpuAccount({
+    'bench (API, worker, sockets, model)': process.pid,
+    database: pidListeningOn(portOf(config.mongodbUri)),
+    Temporal: pidListeningOn(portOf(`grpc://${config.temporal.address}`)),
+    Redis: pidListeningOn(portOf(config.redisUrl)),
+  });
   const samples: Record<Arm, Sample[]> = { direct: [], service: [] };
   const errors: Record<Arm, number> = { direct: 0, service: 0 };
   const lag: Record<Arm, number[]> = { direct: [], service: [] };
@@ -140,10 +149,14 @@ async function main() {
     for (const arm of order) {
       await sleep(250); // let the previous round's tail settle
       const stop = loopDelay();
-      if (arm === 'service') db?.start('concurrent turns');
+      if (arm === 'service') {
+        db?.start('concurrent turns');
+        cpu.start();
+      }
       const r = await batch(
         arm === 'service' ? users.map((u) => () => service(u.token)) : users.map(() => direct),
       );
+      if (arm === 'service') cpu.stop();
       db?.stop();
       const l = stop();
       lag[arm].push(l.p99);
@@ -229,6 +242,7 @@ async function main() {
   );
   console.log(`load average (1/5/15 min): start ${startLoad}, after turns ${turnsLoad}, end ${endLoad}\n`);
   printTurns({ turns: TURNS, targets: TARGETS, roundRows, samples, sequential, errors, lag, phases });
+  printCpu(cpu.total, TURNS * ROUNDS, TURNS);
   if (outOfOrder.length)
     console.log(
       `\n${outOfOrder.length} turn(s) received deltas out of seq order, e.g. ${outOfOrder[0]!.requestId}: ` +

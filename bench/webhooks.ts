@@ -2,32 +2,35 @@
  * Webhook deliveries against the bare Temporal workflow-start rate, in one run:
  *
  * - Baseline: DELIVERIES (500) workflows started through the Temporal client, CONCURRENCY (20) at a time, each a
- *   workflow that completes at once (bench/webhooks/bare-workflow.ts, its own worker); starts/s until the last
- *   start was answered, and until every one completed.
- * - Service: DELIVERIES POSTs to `…/webhooks/{id}/execute` over HTTP, CONCURRENCY at a time, to a webhook with one
- *   action-chain handler (a one-step chain the scripted LLM answers at once). Accepted deliveries/s (answers),
- *   then completed executions/s: until every delivery's workflow, its handler's workflow and the chain run it
- *   started have ended, and the chain runs are counted (zero lost: every accepted delivery has exactly one run).
- * - Direct chain runs: DELIVERIES runs of the same one-step chain started through the service (ChainRunsService
- *   startRun: the run created, its workflow started; no webhook), CONCURRENCY at a time; completed runs/s. This is
- *   the chain work every delivery must do, so deliveries / direct chain runs is what the webhook layer costs.
- * Ratios: completed deliveries/s over bare workflows completed/s (target ≥ 0.8: what can be kept up), and over
- * direct chain runs/s; accepted deliveries/s over bare starts answered/s (how fast a burst is taken in, durably:
- * what it leaves queued completes at the first rate). Everything runs in
- * this process (API, worker, scripted LLM), as in the tests. `STACK_PORT_OFFSET=500 node bench/run.mjs webhooks`
+ *   workflow that completes at once (bench/webhooks/bare-workflow.ts, its own worker in this process); starts/s
+ *   until the last start was answered, and until every one completed.
+ * - Service: the API and the worker as they ship, each its own process (bench/lib/service-processes.ts), as
+ *   `npm start` runs them. DELIVERIES POSTs to `…/webhooks/{id}/execute` over HTTP, CONCURRENCY at a time, to a
+ *   webhook with one action-chain handler (a one-step chain the scripted LLM answers at once). Accepted
+ *   deliveries/s (answers), then completed executions/s: until every delivery's workflow, its handler's workflow
+ *   and the chain run it started have ended, and the chain runs are counted (zero lost: every accepted delivery
+ *   has exactly one run).
+ * - Direct chain runs: DELIVERIES runs of the same one-step chain started through the service layer from this
+ *   process (ChainRunsService startRun: the run created, its workflow started; no webhook) and run by the same
+ *   worker process, CONCURRENCY at a time; completed runs/s. This is the chain work every delivery must do, so
+ *   deliveries / direct chain runs is what the webhook layer costs.
+ * Ratios: completed deliveries/s over bare workflows completed/s (what can be kept up), and over direct chain
+ * runs/s; accepted deliveries/s over bare starts answered/s (how fast a burst is taken in, durably: what it leaves
+ * queued completes at the first rate). Each arm also reports the CPU it took per workflow, delivery or run, by
+ * process (/proc): this process (load, the bare worker, the scripted LLM), the API, the worker, the database,
+ * Temporal and Redis. `STACK_PORT_OFFSET=500 node bench/run.mjs webhooks`
  */
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createApp, createHttpServer } from '@api/app';
 import { loadConfig } from '@lib/config';
 import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
 import { startScriptedLlm } from '@test/helpers/llm';
-import { startTestWorker } from '@test/helpers/worker';
+import { cpuAccount, pidListeningOn } from './lib/proc';
+import { startApiProcess, startWorkerProcess, stopProcess } from './lib/service-processes';
 
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 const DELIVERIES = num('DELIVERIES', 500);
@@ -56,46 +59,36 @@ async function main() {
   console.log(`load average at start: ${load()}`);
   const llm = await startScriptedLlm();
   llm.setDefault({ content: '{"ok": "yes"}' });
-  const config = loadConfig({
-    ...process.env,
+  // What the API and worker processes get on top of the stack's env, and this process's own config.
+  const serviceEnv = {
     OPENAI_BASE_URL: llm.baseURL,
     OPENAI_API_KEY: llm.apiKey,
     TEMPORAL_TASK_QUEUE: `bench-webhooks-${randomBytes(4).toString('hex')}`,
     WEBHOOK_RATE_LIMIT_PER_MINUTE: String(1_000_000),
-  });
+  };
+  const config = loadConfig({ ...process.env, ...serviceEnv });
   const deps = await createDeps(config, { logger: createLogger('silent') });
-  const worker = await startTestWorker({ config });
+  const worker = startWorkerProcess(serviceEnv);
+  const api = await startApiProcess(serviceEnv);
   const client = deps.temporal.client;
-
-  // --- baseline: bare workflow starts, each completed ------------------------------------------------------
-  const bareQueue = `${config.temporal.taskQueue}-bare`;
-  const bareConnection = await NativeConnection.connect({ address: config.temporal.address });
-  const bare = await Worker.create({
-    connection: bareConnection,
-    namespace: config.temporal.namespace,
-    taskQueue: bareQueue,
-    workflowsPath: require.resolve('./webhooks/bare-workflow'),
-  });
-  const bareRunning = bare.run();
-  const prefix = `bench-bare-${randomBytes(4).toString('hex')}`;
-  let t = performance.now();
-  await pool(DELIVERIES, CONCURRENCY, async (i) => {
-    await client.workflow.start('bareNoopWorkflow', {
-      taskQueue: bareQueue,
-      workflowId: `${prefix}-${i}`,
-      args: [i],
+  const portOf = (url: string) => Number(new URL(url).port);
+  /** CPU by process over one arm, printed per unit of work. */
+  const account = () =>
+    cpuAccount({
+      bench: process.pid,
+      API: api.child.pid,
+      worker: worker.pid,
+      database: pidListeningOn(portOf(config.mongodbUri)),
+      Temporal: pidListeningOn(portOf(`grpc://${config.temporal.address}`)),
+      Redis: pidListeningOn(portOf(config.redisUrl)),
     });
-  });
-  const bareStartRate = DELIVERIES / ((performance.now() - t) / 1000);
-  for (let i = 0; i < DELIVERIES; i++) await client.workflow.getHandle(`${prefix}-${i}`).result();
-  const bareSeconds = (performance.now() - t) / 1000;
-  const bareRate = DELIVERIES / bareSeconds;
-  console.log(
-    `bare workflow starts: ${bareStartRate.toFixed(1)}/s answered; ${bareRate.toFixed(1)}/s all completed ` +
-      `(${DELIVERIES} in ${bareSeconds.toFixed(1)} s)`,
-  );
+  const cpuLine = (cpu: ReturnType<typeof account>, per: string) => {
+    const parts = Object.entries(cpu.total).map(([name, ms]) => [name, ms / DELIVERIES] as const);
+    const sum = parts.reduce((n, [, ms]) => n + ms, 0);
+    return `  CPU per ${per}: ${sum.toFixed(1)} ms (${parts.map(([n, ms]) => `${n} ${ms.toFixed(1)}`).join(', ')})`;
+  };
 
-  // --- service: webhook deliveries over HTTP --------------------------------------------------------------
+  // --- the organization, the chains and the webhook ------------------------------------------------------
   const boot = await bootstrapOrganization(deps.repos, deps.tokens, {
     orgName: 'Webhook bench',
     email: `bench-${randomBytes(4).toString('hex')}@example.test`,
@@ -133,6 +126,54 @@ async function main() {
     return done;
   };
 
+  // The worker process polls once it has bundled the workflows: one run of a chain of its own, to the end, before
+  // anything is measured.
+  const warmUp = await deps.services.chains.create(ctx, {
+    name: 'Bench warm-up',
+    description: 'one step',
+    llmInstructions: 'Be brief.',
+    steps: [{ stepOrder: 1, instructions: 'Say ok' }],
+  });
+  await deps.services.chainRuns.startRun(org, {
+    actionChainId: warmUp.actionChainId,
+    payload: {},
+    triggerType: 'api',
+    startedByUserId: boot.userId,
+  });
+  await waitFor(async () => (await finishedRuns(warmUp.actionChainId)) >= 1);
+
+  // --- baseline: bare workflow starts, each completed ------------------------------------------------------
+  const bareQueue = `${config.temporal.taskQueue}-bare`;
+  const bareConnection = await NativeConnection.connect({ address: config.temporal.address });
+  const bare = await Worker.create({
+    connection: bareConnection,
+    namespace: config.temporal.namespace,
+    taskQueue: bareQueue,
+    workflowsPath: require.resolve('./webhooks/bare-workflow'),
+  });
+  const bareRunning = bare.run();
+  const prefix = `bench-bare-${randomBytes(4).toString('hex')}`;
+  const bareCpu = account();
+  bareCpu.start();
+  let t = performance.now();
+  await pool(DELIVERIES, CONCURRENCY, async (i) => {
+    await client.workflow.start('bareNoopWorkflow', {
+      taskQueue: bareQueue,
+      workflowId: `${prefix}-${i}`,
+      args: [i],
+    });
+  });
+  const bareStartRate = DELIVERIES / ((performance.now() - t) / 1000);
+  for (let i = 0; i < DELIVERIES; i++) await client.workflow.getHandle(`${prefix}-${i}`).result();
+  const bareSeconds = (performance.now() - t) / 1000;
+  bareCpu.stop();
+  const bareRate = DELIVERIES / bareSeconds;
+  console.log(
+    `bare workflow starts: ${bareStartRate.toFixed(1)}/s answered; ${bareRate.toFixed(1)}/s all completed ` +
+      `(${DELIVERIES} in ${bareSeconds.toFixed(1)} s)`,
+  );
+  console.log(cpuLine(bareCpu, 'bare workflow'));
+
   // --- reference: the same one-step chain run directly through the service, each completed ---------------
   const direct = await deps.services.chains.create(ctx, {
     name: 'Bench direct',
@@ -140,6 +181,8 @@ async function main() {
     llmInstructions: 'Be brief.',
     steps: [{ stepOrder: 1, instructions: 'Say ok to {{input.n}}' }],
   });
+  const directCpu = account();
+  directCpu.start();
   t = performance.now();
   await pool(DELIVERIES, CONCURRENCY, async (i) => {
     await deps.services.chainRuns.startRun(org, {
@@ -151,16 +194,19 @@ async function main() {
   });
   await waitFor(async () => (await finishedRuns(direct.actionChainId)) >= DELIVERIES);
   const directSeconds = (performance.now() - t) / 1000;
+  directCpu.stop();
   const directRate = DELIVERIES / directSeconds;
   console.log(
     `direct chain runs (service startRun, no webhook), all completed: ${directRate.toFixed(1)}/s ` +
       `(${DELIVERIES} in ${directSeconds.toFixed(1)} s)`,
   );
+  console.log(cpuLine(directCpu, 'direct chain run'));
 
-  const server = createHttpServer(createApp(deps));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/orgs/${org}/webhooks/${webhook.webhookId}/execute`;
+  // --- service: webhook deliveries over HTTP --------------------------------------------------------------
+  const url = `http://127.0.0.1:${api.port}/orgs/${org}/webhooks/${webhook.webhookId}/execute`;
   let refused = 0;
+  const deliveryCpu = account();
+  deliveryCpu.start();
   t = performance.now();
   await pool(DELIVERIES, CONCURRENCY, async (i) => {
     const res = await fetch(url, {
@@ -182,6 +228,7 @@ async function main() {
   });
   await waitFor(async () => (await finishedRuns(chain.actionChainId)) >= DELIVERIES - refused);
   const completeSeconds = (performance.now() - t) / 1000;
+  deliveryCpu.stop();
   const { total } = await runs();
   const rate = (DELIVERIES - refused) / completeSeconds;
   const acceptRate = (DELIVERIES - refused) / acceptSeconds;
@@ -189,6 +236,7 @@ async function main() {
     `webhook deliveries: ${acceptRate.toFixed(1)}/s accepted (${refused} refused); ` +
       `${rate.toFixed(1)}/s with every execution completed (${DELIVERIES} in ${completeSeconds.toFixed(1)} s)`,
   );
+  console.log(cpuLine(deliveryCpu, 'delivery'));
   console.log(
     `chain runs: ${total} for ${DELIVERIES - refused} accepted deliveries (lost: ${DELIVERIES - refused - total})`,
   );
@@ -204,11 +252,10 @@ async function main() {
   );
   console.log(`load average at end: ${load()}`);
 
-  server.close();
+  await Promise.all([stopProcess(api.child), stopProcess(worker)]);
   bare.shutdown();
   await bareRunning;
   await bareConnection.close();
-  await worker.stop();
   await closeDeps(deps);
   await llm.close();
 }

@@ -1,3 +1,4 @@
+import { cpus } from 'node:os';
 import { table } from '../lib/load';
 import { pct, PHASES, type Sample } from './measure';
 
@@ -162,4 +163,20 @@ export function printDbCommands(recorded: Record<string, Map<string, number[]>>)
     console.log(`\ndatabase commands during ${label} (API + worker connections, top 15 by total time)\n`);
     console.log(table(['command', 'count', 'p50 ms', 'p99 ms', 'total ms'], rows));
   }
+}
+
+/**
+ * CPU per turn by process over the concurrent service rounds, and what it implies on this machine's cores: a
+ * round of `concurrent` turns cannot end sooner than their CPU divided by the cores, however it is scheduled.
+ */
+export function printCpu(cpuMs: Record<string, number>, turns: number, concurrent: number) {
+  const cores = cpus().length;
+  const perTurn = Object.entries(cpuMs).map(([name, total]) => [name, total / turns] as const);
+  const sum = perTurn.reduce((n, [, ms]) => n + ms, 0);
+  console.log(
+    `\nCPU per turn over the concurrent service rounds (/proc; ${turns} turns): ` +
+      `${perTurn.map(([name, v]) => `${name} ${ms(v)}`).join(', ')}; total ${ms(sum)} ms. ` +
+      `On ${cores} cores a round of ${concurrent} needs at least ${ms((sum * concurrent) / cores)} ms, and the first ` +
+      `half of it at least ${ms((sum * concurrent) / 2 / cores)} ms.`,
+  );
 }

@@ -1,0 +1,74 @@
+/**
+ * The API and the worker as they ship, each in its own process: `dist/api/server.js` and `dist/worker/main.js`
+ * with the node flags and environment `npm start` gives them (stack/launch.mjs). bench/run.mjs builds dist/ first
+ * for the benches that use this.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { API_ENV, API_NODE_FLAGS, WORKER_NODE_FLAGS } from '@stack/launch.mjs';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** `--cpu-prof` into .stack/bench-profiles with PROFILE=1, else nothing. */
+export function cpuProfileFlags(): string[] {
+  return process.env.PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), '.stack/bench-profiles')}`]
+    : [];
+}
+
+/** A loopback port free right now (the OS picks it; the API binds it a moment later). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function spawnEntry(entry: string, flags: string[], env: NodeJS.ProcessEnv) {
+  return spawn(process.execPath, [...flags, ...cpuProfileFlags(), join(ROOT, 'dist', entry)], {
+    env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+/** The API on a free loopback port; resolves once `/healthz` answers 200. `env` adds to this process's. */
+export async function startApiProcess(
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ child: ChildProcess; port: number }> {
+  const port = await freePort();
+  const child = spawnEntry('api/server.js', API_NODE_FLAGS, {
+    ...API_ENV,
+    PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    ...env,
+  });
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`api exited (${code}) before it answered /healthz`))),
+  );
+  for (;;) {
+    const up = fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (await Promise.race([up, exited])) return { child, port };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The worker on `env.TEMPORAL_TASK_QUEUE`. It polls once it has bundled the workflows: wait on a first run. */
+export function startWorkerProcess(env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawnEntry('worker/main.js', WORKER_NODE_FLAGS, env);
+}
+
+/** SIGTERM (the process's own shutdown, which also writes a CPU profile), then waits for the exit. */
+export async function stopProcess(child: ChildProcess) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
