@@ -29,7 +29,7 @@ import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
 import { startScriptedLlm } from '@test/helpers/llm';
-import { cpuAccount, pidListeningOn } from './lib/proc';
+import { cpuAccount, pidListeningOn, procStats } from './lib/proc';
 import { startApiProcess, startWorkerProcess, stopProcess } from './lib/service-processes';
 
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -250,6 +250,8 @@ async function main() {
   console.log(
     `ratio completed deliveries / direct chain runs: ${(rate / directRate).toFixed(2)} (what the webhook layer costs)`,
   );
+  const peak = (pid: number | undefined) => (pid === undefined ? NaN : procStats(pid).peakRssMb).toFixed(0);
+  console.log(`peak RSS (VmHWM): API ${peak(api.child.pid)} MB, worker ${peak(worker.pid)} MB`);
   console.log(`load average at end: ${load()}`);
 
   await Promise.all([stopProcess(api.child), stopProcess(worker)]);
