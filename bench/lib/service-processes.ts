@@ -4,9 +4,9 @@
  * for the benches that use this.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { API_ENV, API_NODE_FLAGS, WORKER_NODE_FLAGS } from '@stack/launch.mjs';
+import { freePort } from '@test/helpers/api-process';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -15,18 +15,6 @@ export function cpuProfileFlags(): string[] {
   return process.env.PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), '.stack/bench-profiles')}`]
     : [];
-}
-
-/** A loopback port free right now (the OS picks it; the API binds it a moment later). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function spawnEntry(entry: string, flags: string[], env: NodeJS.ProcessEnv) {

@@ -13,7 +13,7 @@ export interface ApiProcess {
 }
 
 /** A loopback port free right now (the OS picks it; the replica binds it a moment later). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
