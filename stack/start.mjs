@@ -52,7 +52,7 @@ for (const name of ['LOCAL_EMBEDDING_MODEL_DIR', 'LOCAL_LLM_MODEL_PATH']) {
 writeFileSync(join(dataDir, 'stack-env.json'), JSON.stringify(cliEnv, null, 2), { mode: 0o600 });
 const apps = [
   spawn(process.execPath, [...API_NODE_FLAGS, join(ROOT, 'dist/api/server.js')], {
-    env: { ...env, ...API_ENV },
+    env: { ...API_ENV, ...env },
     stdio: 'inherit',
   }),
   spawn(process.execPath, [...WORKER_NODE_FLAGS, join(ROOT, 'dist/worker/main.js')], {
