@@ -45,7 +45,7 @@ import mongoose from 'mongoose';
 import type { ConversationDoc } from '@lib/conversations/conversation.schema';
 import { newId } from '@lib/ids';
 import { createLlmClient } from '@lib/llm';
-import { cpuAccount, pidListeningOn } from './lib/proc';
+import { cpuAccount, stackPids } from './lib/proc';
 import { startTurnsHarness } from './turns/harness';
 import {
   batch,
@@ -133,13 +133,7 @@ async function main() {
 
   // --- measured rounds: TURNS concurrent turns / calls, arms alternating ----------------------------------
   // CPU of every process a turn uses, over the service rounds only: the floor any latency under load has.
-  const portOf = (url: string) => Number(new URL(url).port);
-  const cpu = cpuAccount({
-    'bench (API, worker, sockets, model)': process.pid,
-    database: pidListeningOn(portOf(config.mongodbUri)),
-    Temporal: pidListeningOn(portOf(`grpc://${config.temporal.address}`)),
-    Redis: pidListeningOn(portOf(config.redisUrl)),
-  });
+  const cpu = cpuAccount({ 'bench (API, worker, sockets, model)': process.pid, ...stackPids(config) });
   const samples: Record<Arm, Sample[]> = { direct: [], service: [] };
   const errors: Record<Arm, number> = { direct: 0, service: 0 };
   const lag: Record<Arm, number[]> = { direct: [], service: [] };

@@ -29,7 +29,7 @@ import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
 import { startScriptedLlm } from '@test/helpers/llm';
-import { cpuAccount, pidListeningOn, procStats } from './lib/proc';
+import { cpuAccount, procStats, stackPids } from './lib/proc';
 import { startApiProcess, startWorkerProcess, stopProcess } from './lib/service-processes';
 
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -71,17 +71,9 @@ async function main() {
   const worker = startWorkerProcess(serviceEnv);
   const api = await startApiProcess(serviceEnv);
   const client = deps.temporal.client;
-  const portOf = (url: string) => Number(new URL(url).port);
   /** CPU by process over one arm, printed per unit of work. */
   const account = () =>
-    cpuAccount({
-      bench: process.pid,
-      API: api.child.pid,
-      worker: worker.pid,
-      database: pidListeningOn(portOf(config.mongodbUri)),
-      Temporal: pidListeningOn(portOf(`grpc://${config.temporal.address}`)),
-      Redis: pidListeningOn(portOf(config.redisUrl)),
-    });
+    cpuAccount({ bench: process.pid, API: api.child.pid, worker: worker.pid, ...stackPids(config) });
   const cpuLine = (cpu: ReturnType<typeof account>, per: string) => {
     const parts = Object.entries(cpu.total).map(([name, ms]) => [name, ms / DELIVERIES] as const);
     const sum = parts.reduce((n, [, ms]) => n + ms, 0);

@@ -58,6 +58,16 @@ export function pidListeningOn(port: number): number | undefined {
   return undefined;
 }
 
+/** The pids of the stack's servers a config points at: the database, Temporal and Redis. */
+export function stackPids(config: { mongodbUri: string; temporal: { address: string }; redisUrl: string }) {
+  const portOf = (url: string) => Number(new URL(url).port);
+  return {
+    database: pidListeningOn(portOf(config.mongodbUri)),
+    Temporal: pidListeningOn(portOf(`grpc://${config.temporal.address}`)),
+    Redis: pidListeningOn(portOf(config.redisUrl)),
+  };
+}
+
 /** CPU ms spent by each named process between `start()` and each `stop()`, accumulated over several spans. */
 export function cpuAccount(pids: Record<string, number | undefined>) {
   const total: Record<string, number> = {};
