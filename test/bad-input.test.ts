@@ -25,6 +25,13 @@ describe('bad input is a 4xx, never a 500', () => {
     }
   });
 
+  it('refuses an empty search or filter, as the contract says (minLength 1)', async () => {
+    const paths = ['/users', '/groups', '/agents', '/conversations', '/artifacts', '/knowledgebases'];
+    for (const path of [...paths.map((p) => `${p}?q=`), '/tables/t/data?filters=']) {
+      expect(expectError(await as(env, org.owner.token).get(org.path(path))), path).to.contain('Empty value');
+    }
+  });
+
   it('refuses address keys the store cannot hold, and keeps the stored address', async () => {
     await as(env, org.owner.token)
       .put(org.path(), { tradingAddress: { line1: '1 Main St' } })
