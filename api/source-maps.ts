@@ -1,16 +1,10 @@
-import * as nodeModule from 'node:module';
+import { setSourceMapsSupport } from 'node:module';
 
 // Imported first by api/server.ts: a module's source map is read when the module loads, so this must run before
 // the rest. Stack traces then name our TypeScript files, while the source maps that dependencies ship stay
 // unread; `--enable-source-maps` read those too and held about 8 MB more heap for the API's whole life (README,
-// "Performance"). Node before 22.14 has no per-origin switch (nor @types/node 20 its type) and gets every map, as
-// with the flag.
-type SourceMapsSupport = (
-  enabled: boolean,
-  options: { nodeModules: boolean; generatedCode: boolean },
-) => void;
-const { setSourceMapsSupport } = nodeModule as { setSourceMapsSupport?: SourceMapsSupport };
-if (setSourceMapsSupport) {
+// "Performance"). Node before 22.14 has no per-origin switch and gets every map, as with the flag.
+if (typeof setSourceMapsSupport === 'function') {
   setSourceMapsSupport(true, { nodeModules: false, generatedCode: false });
 } else {
   process.setSourceMapsEnabled(true);
