@@ -20,7 +20,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { NativeConnection, Worker, DefaultLogger, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { workflowIds } from '@contracts';
 import { loadConfig } from '@lib/config';
 import { closeDeps, createDeps } from '@lib/deps';
@@ -29,6 +29,7 @@ import { createLogger } from '@lib/logger';
 import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
 import { startScriptedLlm } from '@test/helpers/llm';
 import { startTestWorker } from '@test/helpers/worker';
+import { startBareWorker } from './lib/bare-worker';
 
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 const STEPS = num('STEPS', 10);
@@ -72,31 +73,22 @@ async function main() {
 
   // The baseline worker: bare activities, each the same model call a step makes.
   const sdk = createLlmClient(config.llm);
-  const bareQueue = `${config.temporal.taskQueue}-bare`;
-  const bareConnection = await NativeConnection.connect({ address: config.temporal.address });
-  const bare = await Worker.create({
-    connection: bareConnection,
-    namespace: config.temporal.namespace,
-    taskQueue: bareQueue,
-    workflowsPath: require.resolve('./chains/bare-workflow'),
-    activities: {
-      async bareModelCall() {
-        const res = await sdk.chat.completions.create({
-          model: config.chains.model,
-          messages: [
-            { role: 'system', content: 'Be brief.' },
-            { role: 'user', content: 'Say ok' },
-          ],
-          response_format: {
-            type: 'json_schema',
-            json_schema: { name: 'step_output', schema: OUTPUT, strict: false },
-          },
-        });
-        return res.choices[0]?.message.content ?? '';
-      },
+  const bare = await startBareWorker(config.temporal, require.resolve('./chains/bare-workflow'), {
+    async bareModelCall() {
+      const res = await sdk.chat.completions.create({
+        model: config.chains.model,
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'Say ok' },
+        ],
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'step_output', schema: OUTPUT, strict: false },
+        },
+      });
+      return res.choices[0]?.message.content ?? '';
     },
   });
-  const bareRunning = bare.run();
 
   // --- 1. per-step overhead -----------------------------------------------------------------------------
   const chain = await deps.services.chains.create(ctx, {
@@ -124,7 +116,7 @@ async function main() {
   };
   const runBare = (): Promise<number> =>
     client.workflow.execute<(steps: number) => Promise<number>>('bareStepsWorkflow', {
-      taskQueue: bareQueue,
+      taskQueue: bare.taskQueue,
       workflowId: `bench-bare-${randomBytes(6).toString('hex')}`,
       args: [STEPS],
     });
@@ -211,9 +203,7 @@ async function main() {
     );
   }
   console.log(`\nload average at end: ${load()}`);
-  bare.shutdown();
-  await bareRunning;
-  await bareConnection.close();
+  await bare.stop();
   await worker.stop();
   await closeDeps(deps);
   await llm.close();

@@ -23,12 +23,13 @@
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '@lib/config';
 import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
 import { startScriptedLlm } from '@test/helpers/llm';
+import { startBareWorker } from './lib/bare-worker';
 import { cpuAccount, procStats, stackPids } from './lib/proc';
 import { startApiProcess, startWorkerProcess, stopProcess } from './lib/service-processes';
 
@@ -135,22 +136,14 @@ async function main() {
   await waitFor(async () => (await finishedRuns(warmUp.actionChainId)) >= 1);
 
   // --- baseline: bare workflow starts, each completed ------------------------------------------------------
-  const bareQueue = `${config.temporal.taskQueue}-bare`;
-  const bareConnection = await NativeConnection.connect({ address: config.temporal.address });
-  const bare = await Worker.create({
-    connection: bareConnection,
-    namespace: config.temporal.namespace,
-    taskQueue: bareQueue,
-    workflowsPath: require.resolve('./webhooks/bare-workflow'),
-  });
-  const bareRunning = bare.run();
+  const bare = await startBareWorker(config.temporal, require.resolve('./webhooks/bare-workflow'));
   const prefix = `bench-bare-${randomBytes(4).toString('hex')}`;
   const bareCpu = account();
   bareCpu.start();
   let t = performance.now();
   await pool(DELIVERIES, CONCURRENCY, async (i) => {
     await client.workflow.start('bareNoopWorkflow', {
-      taskQueue: bareQueue,
+      taskQueue: bare.taskQueue,
       workflowId: `${prefix}-${i}`,
       args: [i],
     });
@@ -247,9 +240,7 @@ async function main() {
   console.log(`load average at end: ${load()}`);
 
   await Promise.all([stopProcess(api.child), stopProcess(worker)]);
-  bare.shutdown();
-  await bareRunning;
-  await bareConnection.close();
+  await bare.stop();
   await closeDeps(deps);
   await llm.close();
 }
