@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { API_ENV, API_NODE_FLAGS, WORKER_NODE_FLAGS } from '@stack/launch.mjs';
-import { freePort } from '@test/helpers/api-process';
+import { freePort, untilHealthy } from '@test/helpers/api-process';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -35,17 +35,8 @@ export async function startApiProcess(
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     ...env,
   });
-  const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code) => reject(new Error(`api exited (${code}) before it answered /healthz`))),
-  );
-  for (;;) {
-    const up = fetch(`http://127.0.0.1:${port}/healthz`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (await Promise.race([up, exited])) return { child, port };
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await untilHealthy(`http://127.0.0.1:${port}`, child);
+  return { child, port };
 }
 
 /** The worker on `env.TEMPORAL_TASK_QUEUE`. It polls once it has bundled the workflows: wait on a first run. */

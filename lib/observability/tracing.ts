@@ -42,15 +42,11 @@ export function startTracing(serviceName: string, spanProcessor: SpanProcessor):
 }
 
 /**
- * Tracing as configured: on only when OTEL_EXPORTER_OTLP_ENDPOINT is set, exporting spans in batches over
- * OTLP/HTTP to `<endpoint>/v1/traces` (the exporter reads OTEL_EXPORTER_OTLP_HEADERS and _TIMEOUT itself).
- * Otherwise undefined: no provider, no interceptors, no per-request work.
+ * Tracing as configured (lib/deps.ts calls this only when OTEL_EXPORTER_OTLP_ENDPOINT is set): spans exported in
+ * batches over OTLP/HTTP to `<endpoint>/v1/traces` (the exporter reads OTEL_EXPORTER_OTLP_HEADERS and _TIMEOUT
+ * itself). Without it there is no provider, no interceptors and no per-request work.
  */
-export function tracingFromConfig(settings: {
-  otlpEndpoint: string | undefined;
-  serviceName: string;
-}): Tracing | undefined {
-  if (!settings.otlpEndpoint) return undefined;
+export function tracingFromConfig(settings: { otlpEndpoint: string; serviceName: string }): Tracing {
   const url = `${settings.otlpEndpoint.replace(/\/$/, '')}/v1/traces`;
   return startTracing(settings.serviceName, new BatchSpanProcessor(new OTLPTraceExporter({ url })));
 }

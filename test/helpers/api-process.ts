@@ -42,14 +42,22 @@ export async function startApiProcess(env: TestEnv, extraEnv: NodeJS.ProcessEnv 
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
   };
+  await untilHealthy(url, child);
+  return { url, child, stop };
+}
+
+/** Resolves once `<url>/healthz` answers 200; rejects (and kills the child) if it exits or is not up in 2 min. */
+export async function untilHealthy(url: string, child: ChildProcess): Promise<void> {
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`api process exited with ${code}`))),
+  );
   try {
     await Promise.race([
       eventually(async () => (await fetch(`${url}/healthz`)).status === 200, 120_000),
-      exited.then(() => Promise.reject(new Error(`api process exited with ${child.exitCode}`))),
+      exited,
     ]);
   } catch (err) {
     child.kill('SIGKILL');
     throw err;
   }
-  return { url, child, stop };
 }
