@@ -20,24 +20,24 @@
  *    closed-loop keep-alive clients, against `insertOne` of the equivalent document into the same
  *    `conversations` collection with the MongoDB driver mongoose bundles, same concurrency (alternating
  *    halves after a warm-up); plus CREATES_SEQUENTIAL (50) of each one at a time.
+ * 5. Bare workflows: the same shape of load with the smallest durable unit, a workflow that starts and completes
+ *    (bench/lib/noop-workflow.ts, its own worker in this process): SEQUENTIAL one at a time, then ROUNDS rounds of
+ *    TURNS at once, start → result. Their ratio (concurrent p50 / one at a time p50) is what this stack's Temporal
+ *    allows any turn-shaped workflow on this machine, and is printed beside the service's first-delta ratio.
  *
- * Everything runs in this one process, as in the tests (bench/turns/harness.ts): the API (createDeps +
- * createApp + attachRealtime on a loopback port), a real Temporal worker (test/helpers/worker.ts, own task
- * queue, the configured concurrency limits), the scripted LLM and the load clients. The arms are in
- * bench/turns/measure.ts, the tables in bench/turns/report.ts. So the service arm's times
- * include the CPU the API, the worker's activities and the clients take from one event loop; the direct
- * arm's include only the SDK's and the scripted LLM's. Event-loop delay per phase is printed to show it.
- * Response validation (a test-only setting) is off, as in production.
+ * The API (with socket.io) and the worker run as they ship, each in its own process (bench/turns/harness.ts,
+ * bench/lib/service-processes.ts); this process holds the scripted LLM, the load clients and their sockets. The
+ * arms are in bench/turns/measure.ts, the tables in bench/turns/report.ts. Event-loop delay per phase (this
+ * process's) is printed to show the clients' own delay; CPU per turn is read per process from /proc.
  * Reading the figures: under `bench/run.mjs` the database is the test profile's embedded mongo-java-server
  * (H2), and the Temporal server is the dev server (SQLite). That database uses only `_id` and unique indexes;
  * any other filter scans the collection in Java, so scoped list reads get slower as the collections grow
- * during the run (DB_BREAKDOWN=1 shows it).
+ * during the run.
  *
- * Needs the stack env (MONGODB_URI, TEMPORAL_ADDRESS, REDIS_URL, JWT_SECRET …):
+ * Needs the stack env (MONGODB_URI, TEMPORAL_ADDRESS, REDIS_URL, JWT_SECRET …) and a build (dist/):
  *   STACK_PORT_OFFSET=500 node bench/run.mjs turns
- * Other knobs: DB_BREAKDOWN=1 (driver command monitoring on every connection: time per database command
- * during the concurrent turns and creates; adds a little overhead), BENCH_LOG_LEVEL (service log level,
- * default silent), TURN_TIMEOUT_MS (60000).
+ * Other knobs: BENCH_LOG_LEVEL (the API's and worker's log level, default silent), TURN_TIMEOUT_MS (60000),
+ * PROFILE=1 (CPU profiles of the API and worker into .stack/bench-profiles).
  */
 import { cpus, loadavg } from 'node:os';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -45,12 +45,13 @@ import mongoose from 'mongoose';
 import type { ConversationDoc } from '@lib/conversations/conversation.schema';
 import { newId } from '@lib/ids';
 import { createLlmClient } from '@lib/llm';
+import { startBareWorker } from './lib/bare-worker';
 import { cpuAccount, stackPids } from './lib/proc';
 import { startTurnsHarness } from './turns/harness';
 import {
+  bareWorkflows,
   batch,
   closedLoop,
-  dbRecorder,
   directCall,
   loopDelay,
   outOfOrder,
@@ -59,7 +60,7 @@ import {
   serviceTurn,
   type Sample,
 } from './turns/measure';
-import { ms, printCpu, printCreates, printDbCommands, printTurns, type CreateStats } from './turns/report';
+import { ms, printBare, printCpu, printCreates, printTurns, type CreateStats } from './turns/report';
 
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 const TURNS = num('TURNS', 50);
@@ -72,7 +73,6 @@ const CREATES = num('CREATES', 500);
 const CREATE_CONCURRENCY = num('CREATE_CONCURRENCY', 32);
 const CREATES_SEQUENTIAL = num('CREATES_SEQUENTIAL', 50);
 const TURN_TIMEOUT_MS = num('TURN_TIMEOUT_MS', 60_000);
-const DB_BREAKDOWN = process.env.DB_BREAKDOWN === '1';
 const TARGETS = { p50: 50, p99: 250 };
 
 const INSTRUCTIONS = 'You are a helpful assistant. Answer briefly.';
@@ -97,7 +97,6 @@ async function main() {
     turns: TURNS,
     createConcurrency: CREATE_CONCURRENCY,
     turnTimeoutMs: TURN_TIMEOUT_MS,
-    dbBreakdown: DB_BREAKDOWN,
     instructions: INSTRUCTIONS,
     temperature: TEMPERATURE,
     pieces: PIECES,
@@ -106,7 +105,6 @@ async function main() {
   const { config, users, boot, agentId } = harness;
   const mongo = new mongoose.mongo.MongoClient(config.mongodbUri);
   await mongo.connect();
-  const db = DB_BREAKDOWN ? dbRecorder() : undefined;
   const sdk = createLlmClient(config.llm);
   const request = {
     model: harness.model,
@@ -133,7 +131,11 @@ async function main() {
 
   // --- measured rounds: TURNS concurrent turns / calls, arms alternating ----------------------------------
   // CPU of every process a turn uses, over the service rounds only: the floor any latency under load has.
-  const cpu = cpuAccount({ 'bench (API, worker, sockets, model)': process.pid, ...stackPids(config) });
+  const cpu = cpuAccount({
+    'bench (clients, sockets, model)': process.pid,
+    ...harness.pids,
+    ...stackPids(config),
+  });
   const samples: Record<Arm, Sample[]> = { direct: [], service: [] };
   const errors: Record<Arm, number> = { direct: 0, service: 0 };
   const lag: Record<Arm, number[]> = { direct: [], service: [] };
@@ -143,15 +145,11 @@ async function main() {
     for (const arm of order) {
       await sleep(250); // let the previous round's tail settle
       const stop = loopDelay();
-      if (arm === 'service') {
-        db?.start('concurrent turns');
-        cpu.start();
-      }
+      if (arm === 'service') cpu.start();
       const r = await batch(
         arm === 'service' ? users.map((u) => () => service(u.token)) : users.map(() => direct),
       );
       if (arm === 'service') cpu.stop();
-      db?.stop();
       const l = stop();
       lag[arm].push(l.p99);
       samples[arm].push(...r.samples);
@@ -176,6 +174,15 @@ async function main() {
     sequential: await phasesOf(harness, sequential.service),
     concurrent: await phasesOf(harness, samples.service),
   };
+
+  // --- bare workflows under the same load -----------------------------------------------------------------
+  const bareWorker = await startBareWorker(config.temporal, require.resolve('./lib/noop-workflow'));
+  const bare = await bareWorkflows(harness.deps.temporal.client.workflow, bareWorker.taskQueue, {
+    sequential: SEQUENTIAL,
+    concurrent: TURNS,
+    rounds: ROUNDS,
+  });
+  await bareWorker.stop();
 
   // --- conversation creation: API vs bare driver insert ---------------------------------------------------
   const conversations = mongo.db().collection<ConversationDoc>('conversations');
@@ -207,13 +214,11 @@ async function main() {
     const order: Side[] = half === 0 ? ['api', 'driver'] : ['driver', 'api'];
     for (const side of order) {
       const stop = loopDelay();
-      if (side === 'api') db?.start('concurrent creates');
       const r = await closedLoop(
         halves[half]!,
         CREATE_CONCURRENCY,
         side === 'api' ? apiCreate : driverCreate,
       );
-      db?.stop();
       creates[side].lag.push(stop().p99);
       creates[side].latencies.push(...r.latencies);
       creates[side].errors += r.errors;
@@ -232,10 +237,11 @@ async function main() {
     `\nturns: ${TURNS} concurrent turns × ${ROUNDS} rounds per arm (arms alternating), scripted reply ` +
       `${CHUNKS} chunks × ${CHUNK_DELAY_MS} ms; worker limits ${config.temporal.maxConcurrentActivities} ` +
       `activities / ${config.temporal.maxConcurrentWorkflowTasks} workflow tasks; node ${process.version}, ` +
-      `${cpus().length} CPUs${DB_BREAKDOWN ? ', DB command monitoring ON' : ''}`,
+      `${cpus().length} CPUs`,
   );
   console.log(`load average (1/5/15 min): start ${startLoad}, after turns ${turnsLoad}, end ${endLoad}\n`);
   printTurns({ turns: TURNS, targets: TARGETS, roundRows, samples, sequential, errors, lag, phases });
+  printBare(bare, { sequential: sequential.service, concurrent: samples.service }, TURNS);
   printCpu(cpu.total, TURNS * ROUNDS, TURNS);
   if (outOfOrder.length)
     console.log(
@@ -247,7 +253,6 @@ async function main() {
     creates,
     creates1,
   );
-  if (db) printDbCommands(db.recorded);
 
   await mongo.close();
   await harness.close();

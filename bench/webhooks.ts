@@ -2,7 +2,7 @@
  * Webhook deliveries against the bare Temporal workflow-start rate, in one run:
  *
  * - Baseline: DELIVERIES (500) workflows started through the Temporal client, CONCURRENCY (20) at a time, each a
- *   workflow that completes at once (bench/webhooks/bare-workflow.ts, its own worker in this process); starts/s
+ *   workflow that completes at once (bench/lib/noop-workflow.ts, its own worker in this process); starts/s
  *   until the last start was answered, and until every one completed.
  * - Service: the API and the worker as they ship, each its own process (bench/lib/service-processes.ts), as
  *   `npm start` runs them. DELIVERIES POSTs to `…/webhooks/{id}/execute` over HTTP, CONCURRENCY at a time, to a
@@ -136,7 +136,7 @@ async function main() {
   await waitFor(async () => (await finishedRuns(warmUp.actionChainId)) >= 1);
 
   // --- baseline: bare workflow starts, each completed ------------------------------------------------------
-  const bare = await startBareWorker(config.temporal, require.resolve('./webhooks/bare-workflow'));
+  const bare = await startBareWorker(config.temporal, require.resolve('./lib/noop-workflow'));
   const prefix = `bench-bare-${randomBytes(4).toString('hex')}`;
   const bareCpu = account();
   bareCpu.start();

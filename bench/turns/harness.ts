@@ -1,25 +1,22 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { io, type Socket } from 'socket.io-client';
-import { createApp, createHttpServer } from '@api/app';
-import { attachRealtime } from '@api/realtime';
 import { loadConfig } from '@lib/config';
 import { closeDeps, createDeps, type Deps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
 import { startScriptedLlm } from '@test/helpers/llm';
-import { startTestWorker } from '@test/helpers/worker';
 import { keepAliveAgent, send } from '../lib/load';
+import { startApiProcess, startWorkerProcess, stopProcess } from '../lib/service-processes';
 
-// The service under measurement, set up as the tests set it up: the API and socket.io on a loopback port, a
-// real Temporal worker (test/helpers/worker.ts), the scripted LLM (test/helpers/llm.ts), all in this process.
+// The service under measurement as it ships: the API (with socket.io) and the worker each in its own process
+// (bench/lib/service-processes.ts). This process holds the scripted LLM (test/helpers/llm.ts), the load clients
+// and their sockets, and its own deps for seeding and for reading the turns' histories.
 
 export interface TurnsSettings {
   turns: number;
   createConcurrency: number;
   turnTimeoutMs: number;
-  dbBreakdown: boolean;
   instructions: string;
   temperature: number;
   /** what the scripted LLM streams for every call */
@@ -53,28 +50,21 @@ export interface TurnTiming {
 
 export async function startTurnsHarness(settings: TurnsSettings) {
   const llm = await startScriptedLlm();
-  const uri = process.env.MONGODB_URI ?? '';
-  const config = loadConfig({
-    ...process.env,
-    ...(settings.dbBreakdown
-      ? { MONGODB_URI: `${uri}${uri.includes('?') ? '&' : '?'}monitorCommands=true` }
-      : {}),
+  // What the API and worker processes get on top of the stack's env, and this process's own config.
+  const serviceEnv = {
     OPENAI_BASE_URL: llm.baseURL,
     OPENAI_API_KEY: llm.apiKey,
-    ALLOW_PRIVATE_OUTBOUND: 'true',
     TEMPORAL_TASK_QUEUE: `bench-turns-${process.pid}-${randomBytes(4).toString('hex')}`,
-    VALIDATE_RESPONSES: 'false',
     // The bench measures a turn's latency, not the organization's turn limit: a round's `turns` start at once,
     // and a straggler of the previous round may still be running.
     MAX_CONCURRENT_TURNS_PER_ORG: String(settings.turns * 2),
-  });
-  const deps = await createDeps(config, { logger: createLogger(process.env.BENCH_LOG_LEVEL ?? 'silent') });
-  const server = createHttpServer(createApp(deps));
-  server.keepAliveTimeout = 120_000;
-  const realtime = attachRealtime(server, deps);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const worker = await startTestWorker({ config });
+  };
+  const config = loadConfig({ ...process.env, ...serviceEnv });
+  const deps = await createDeps(config, { logger: createLogger('silent') });
+  // The worker polls once it has bundled the workflows: the first warm-up turn waits for it.
+  const worker = startWorkerProcess(serviceEnv);
+  const api = await startApiProcess(serviceEnv);
+  const baseUrl = `http://127.0.0.1:${api.port}`;
 
   const seeded = await seed(deps, settings);
   llm.on(
@@ -157,15 +147,14 @@ export async function startTurnsHarness(settings: TurnsSettings) {
     deps,
     llm,
     ...seeded,
+    /** the pids whose CPU a turn takes besides the stack's servers */
+    pids: { API: api.child.pid, worker: worker.pid },
     post,
     turn,
     async close() {
       for (const socket of sockets) socket.disconnect();
       httpAgent.destroy();
-      await worker.stop();
-      await realtime.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([stopProcess(api.child), stopProcess(worker)]);
       await closeDeps(deps);
       await llm.close();
     },

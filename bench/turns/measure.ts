@@ -1,6 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import type { WorkflowClient } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
-import mongoose from 'mongoose';
 import type OpenAI from 'openai';
 import { workflowIds } from '@contracts';
 import type { TurnsHarness } from './harness';
@@ -102,6 +103,32 @@ export async function batch(runs: Array<() => Promise<Sample>>) {
   return { samples: ok.map((s) => s.value), errors: failed.length };
 }
 
+/**
+ * The bare arm: `bareNoopWorkflow` (bench/lib/noop-workflow.ts) on `taskQueue`, started and awaited through
+ * `client`; ms from start to result, `sequential` one at a time, then `rounds` rounds of `concurrent` at once.
+ */
+export async function bareWorkflows(
+  client: WorkflowClient,
+  taskQueue: string,
+  counts: { sequential: number; concurrent: number; rounds: number },
+) {
+  const prefix = `bench-turns-bare-${randomBytes(4).toString('hex')}`;
+  let n = 0;
+  const one = async () => {
+    const t0 = performance.now();
+    const i = n++;
+    await client.execute('bareNoopWorkflow', { taskQueue, workflowId: `${prefix}-${i}`, args: [i] });
+    return performance.now() - t0;
+  };
+  const sequential: number[] = [];
+  for (let i = 0; i < counts.sequential; i++) sequential.push(await one());
+  const concurrent: number[] = [];
+  for (let round = 0; round < counts.rounds; round++) {
+    concurrent.push(...(await Promise.all(Array.from({ length: counts.concurrent }, one))));
+  }
+  return { sequential, concurrent };
+}
+
 /** `count` operations by `concurrency` closed-loop clients; each latency and the wall time. */
 export async function closedLoop(count: number, concurrency: number, op: () => Promise<boolean>) {
   const latencies: number[] = [];
@@ -180,40 +207,4 @@ export async function phasesOf(harness: TurnsHarness, turns: Sample[]) {
     PHASES.forEach((n, i) => phases.get(n)!.push(values[i]!));
   }
   return phases;
-}
-
-/** Per database command (`find members`, `insert conversations` …), the durations seen while recording. */
-export function dbRecorder() {
-  const inFlight = new Map<string, string>();
-  let current: Map<string, number[]> | undefined;
-  const recorded: Record<string, Map<string, number[]>> = {};
-  for (const conn of mongoose.connections) {
-    const client = conn.readyState === mongoose.ConnectionStates.connected ? conn.getClient() : undefined;
-    if (!client) continue;
-    client.on('commandStarted', (e) => {
-      const target = e.command[e.commandName] as unknown;
-      inFlight.set(
-        `${e.connectionId}:${e.requestId}`,
-        `${e.commandName} ${typeof target === 'string' ? target : ''}`,
-      );
-    });
-    client.on('commandSucceeded', (e) => {
-      const id = `${e.connectionId}:${e.requestId}`;
-      const name = inFlight.get(id);
-      inFlight.delete(id);
-      if (!current || !name) return;
-      const list = current.get(name) ?? [];
-      list.push(e.duration);
-      current.set(name, list);
-    });
-  }
-  return {
-    start(label: string) {
-      current = recorded[label] ??= new Map();
-    },
-    stop() {
-      current = undefined;
-    },
-    recorded,
-  };
 }

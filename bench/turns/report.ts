@@ -77,6 +77,17 @@ export function printTurns(r: TurnsReport) {
   console.log(
     `first-delta overhead p99: ${over99.toFixed(1)} ms (target ≤ ${r.targets.p99} ms): ${verdict(over99, r.targets.p99)}`,
   );
+  const single = { service: stat(r.sequential.service), direct: stat(r.sequential.direct) };
+  const alone = single.service.first50 - single.direct.first50;
+  console.log(
+    `one at a time, first delta p50 ${ms(single.service.first50)} ms against the direct first token ` +
+      `${ms(single.direct.first50)} ms: +${ms(alone)} ms (target ≤ +50 ms): ${verdict(alone, 50)}`,
+  );
+  const ratio = s.first50 / single.service.first50;
+  console.log(
+    `${r.turns} concurrent, first delta p50 ${ms(s.first50)} ms: ${ratio.toFixed(1)}× one at a time ` +
+      `(target ≤ 4×): ${verdict(ratio, 4)}`,
+  );
   console.log(
     `final message / end of stream: p50 ${(s.end50 / d.end50).toFixed(2)}× ` +
       `(+${(s.end50 - d.end50).toFixed(1)} ms), p99 ${(s.end99 / d.end99).toFixed(2)}× ` +
@@ -147,22 +158,30 @@ export function printCreates(
   );
 }
 
-export function printDbCommands(recorded: Record<string, Map<string, number[]>>) {
-  for (const [label, commands] of Object.entries(recorded)) {
-    const rows = [...commands.entries()]
-      .map(([name, d]) => ({ name, d, total: d.reduce((a, b) => a + b, 0) }))
-      .sort((a, b) => b.total - a.total)
-      .slice(0, 15)
-      .map(({ name, d, total }) => [
-        name,
-        String(d.length),
-        ms(pct(d, 0.5)),
-        ms(pct(d, 0.99)),
-        total.toFixed(0),
-      ]);
-    console.log(`\ndatabase commands during ${label} (API + worker connections, top 15 by total time)\n`);
-    console.log(table(['command', 'count', 'p50 ms', 'p99 ms', 'total ms'], rows));
-  }
+/**
+ * The bare workflow's latency alone and under the same concurrency as the turns, and its ratio beside the
+ * service's: what this stack's Temporal allows any workflow under that load on this machine.
+ */
+export function printBare(
+  bare: { sequential: number[]; concurrent: number[] },
+  service: { sequential: Sample[]; concurrent: Sample[] },
+  concurrent: number,
+) {
+  const b = { one: pct(bare.sequential, 0.5), many: pct(bare.concurrent, 0.5) };
+  const firstP50 = (x: Sample[]) =>
+    pct(
+      x.map((y) => y.first),
+      0.5,
+    );
+  const sv = { one: firstP50(service.sequential), many: firstP50(service.concurrent) };
+  console.log(
+    `
+bare workflow (starts and completes, own worker in the bench process), start → result: one at a time ` +
+      `p50 ${ms(b.one)} ms (n ${bare.sequential.length}); ${concurrent} at once p50 ${ms(b.many)} ms, p99 ` +
+      `${ms(pct(bare.concurrent, 0.99))} ms (n ${bare.concurrent.length}). ${concurrent} at once / one at a ` +
+      `time, p50: bare workflow ${(b.many / b.one).toFixed(1)}×, service first delta ` +
+      `${(sv.many / sv.one).toFixed(1)}× (target ≤ 4×).`,
+  );
 }
 
 /**

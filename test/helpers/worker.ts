@@ -18,7 +18,7 @@ export function workflowBundle() {
 const noop = () => undefined;
 const silentLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 
-/** Runs a real worker on the task queue of `env.config` until stop() is called (tests and bench/turns). */
+/** Runs a real worker on the task queue of `env.config` until stop() is called (tests and bench/chains). */
 export async function startTestWorker(env: Pick<TestEnv, 'config'>) {
   const deps = await createDeps(env.config, { logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
   const { worker, connection } = await createWorker(env.config.temporal, deps, {
