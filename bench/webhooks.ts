@@ -3,7 +3,8 @@
  *
  * - Baseline: DELIVERIES (500) workflows started through the Temporal client, CONCURRENCY (20) at a time, each a
  *   workflow that completes at once (bench/lib/noop-workflow.ts, its own worker in this process); starts/s
- *   until the last start was answered, and until every one completed.
+ *   until the last start was answered, and until every one completed. Then the same with a workflow that runs one
+ *   activity doing nothing: the least any execution that runs a step as an activity costs.
  * - Service: the API and the worker as they ship, each its own process (bench/lib/service-processes.ts), as
  *   `npm start` runs them. DELIVERIES POSTs to `…/webhooks/{id}/execute` over HTTP, CONCURRENCY at a time, to a
  *   webhook with one action-chain handler (a one-step chain the scripted LLM answers at once). Accepted
@@ -15,7 +16,8 @@
  *   worker process, CONCURRENCY at a time; completed runs/s. This is the chain work every delivery must do, so
  *   deliveries / direct chain runs is what the webhook layer costs.
  * Ratios: completed deliveries/s over bare workflows completed/s (what can be kept up), and over direct chain
- * runs/s; accepted deliveries/s over bare starts answered/s (how fast a burst is taken in, durably: what it leaves
+ * runs/s; the bare workflow with an activity and the direct chain runs over bare workflows (what a delivery's
+ * execution costs before the webhook layer adds anything); accepted deliveries/s over bare starts answered/s (how fast a burst is taken in, durably: what it leaves
  * queued completes at the first rate). Each arm also reports the CPU it took per workflow, delivery or run, by
  * process (/proc): this process (load, the bare worker, the scripted LLM), the API, the worker, the database,
  * Temporal and Redis. `STACK_PORT_OFFSET=500 node bench/run.mjs webhooks`
@@ -135,29 +137,37 @@ async function main() {
   });
   await waitFor(async () => (await finishedRuns(warmUp.actionChainId)) >= 1);
 
-  // --- baseline: bare workflow starts, each completed ------------------------------------------------------
-  const bare = await startBareWorker(config.temporal, require.resolve('./lib/noop-workflow'));
-  const prefix = `bench-bare-${randomBytes(4).toString('hex')}`;
-  const bareCpu = account();
-  bareCpu.start();
-  let t = performance.now();
-  await pool(DELIVERIES, CONCURRENCY, async (i) => {
-    await client.workflow.start('bareNoopWorkflow', {
-      taskQueue: bare.taskQueue,
-      workflowId: `${prefix}-${i}`,
-      args: [i],
-    });
+  // --- baselines: bare workflow starts, each completed; then the same with one activity each ---------------
+  const bare = await startBareWorker(config.temporal, require.resolve('./lib/noop-workflow'), {
+    noopActivity: (n: number) => Promise.resolve(n),
   });
-  const bareStartRate = DELIVERIES / ((performance.now() - t) / 1000);
-  for (let i = 0; i < DELIVERIES; i++) await client.workflow.getHandle(`${prefix}-${i}`).result();
-  const bareSeconds = (performance.now() - t) / 1000;
-  bareCpu.stop();
-  const bareRate = DELIVERIES / bareSeconds;
-  console.log(
-    `bare workflow starts: ${bareStartRate.toFixed(1)}/s answered; ${bareRate.toFixed(1)}/s all completed ` +
-      `(${DELIVERIES} in ${bareSeconds.toFixed(1)} s)`,
-  );
-  console.log(cpuLine(bareCpu, 'bare workflow'));
+  /** DELIVERIES starts of `workflowType`, CONCURRENCY at a time, then each result: starts/s answered and done/s. */
+  const bareArm = async (workflowType: string, label: string) => {
+    const prefix = `bench-${workflowType}-${randomBytes(4).toString('hex')}`;
+    const cpu = account();
+    cpu.start();
+    const t0 = performance.now();
+    await pool(DELIVERIES, CONCURRENCY, async (i) => {
+      await client.workflow.start(workflowType, {
+        taskQueue: bare.taskQueue,
+        workflowId: `${prefix}-${i}`,
+        args: [i],
+      });
+    });
+    const startRate = DELIVERIES / ((performance.now() - t0) / 1000);
+    for (let i = 0; i < DELIVERIES; i++) await client.workflow.getHandle(`${prefix}-${i}`).result();
+    const seconds = (performance.now() - t0) / 1000;
+    cpu.stop();
+    const rate = DELIVERIES / seconds;
+    console.log(
+      `${label} starts: ${startRate.toFixed(1)}/s answered; ${rate.toFixed(1)}/s all completed ` +
+        `(${DELIVERIES} in ${seconds.toFixed(1)} s)`,
+    );
+    console.log(cpuLine(cpu, label));
+    return { startRate, rate };
+  };
+  const { startRate: bareStartRate, rate: bareRate } = await bareArm('bareNoopWorkflow', 'bare workflow');
+  const withActivity = await bareArm('bareActivityWorkflow', 'bare workflow with one activity');
 
   // --- reference: the same one-step chain run directly through the service, each completed ---------------
   const direct = await deps.services.chains.create(ctx, {
@@ -168,7 +178,7 @@ async function main() {
   });
   const directCpu = account();
   directCpu.start();
-  t = performance.now();
+  let t = performance.now();
   await pool(DELIVERIES, CONCURRENCY, async (i) => {
     await deps.services.chainRuns.startRun(org, {
       actionChainId: direct.actionChainId,
@@ -234,6 +244,11 @@ async function main() {
   );
   console.log(
     `ratio completed deliveries / direct chain runs: ${(rate / directRate).toFixed(2)} (what the webhook layer costs)`,
+  );
+  console.log(
+    `ratios to bare workflows completed: bare workflow with one activity ${(withActivity.rate / bareRate).toFixed(2)}, ` +
+      `direct chain runs ${(directRate / bareRate).toFixed(2)} (what any delivery's execution costs before the ` +
+      'webhook layer: at least a workflow and an activity)',
   );
   const peak = (pid: number | undefined) => (pid === undefined ? NaN : procStats(pid).peakRssMb).toFixed(0);
   console.log(`peak RSS (VmHWM): API ${peak(api.child.pid)} MB, worker ${peak(worker.pid)} MB`);
