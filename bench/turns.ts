@@ -46,7 +46,7 @@ import type { ConversationDoc } from '@lib/conversations/conversation.schema';
 import { newId } from '@lib/ids';
 import { createLlmClient } from '@lib/llm';
 import { startBareWorker } from './lib/bare-worker';
-import { cpuAccount, stackPids } from './lib/proc';
+import { cpuAccount, procStats, stackPids } from './lib/proc';
 import { startTurnsHarness } from './turns/harness';
 import {
   bareWorkflows,
@@ -253,6 +253,11 @@ async function main() {
     creates,
     creates1,
   );
+
+  const peak = Object.entries(harness.pids).map(
+    ([name, pid]) => `${name} ${pid === undefined ? '-' : procStats(pid).peakRssMb.toFixed(0)} MB`,
+  );
+  console.log(`\npeak RSS (VmHWM): ${peak.join(', ')}`);
 
   await mongo.close();
   await harness.close();
