@@ -513,16 +513,15 @@ export function createChainActivities(deps: ChainActivityDeps) {
         generation: input.generation,
         finishedAt: new Date(),
       });
-    // The run's browser sessions end with it (no step of the execution runs any more: in the same round).
-    await Promise.all([
-      tenant.chainRuns.finish(input.runId, input.generation, input.status, input.statusMessage),
-      actionChainId &&
-        endSessionsOf(deps.repos, deps.temporal, input.organizationId, {
-          type: 'chain_run',
-          actionChainId,
-          runId: input.runId,
-        }),
-    ]);
+    // The run's browser sessions end with it (no step of the execution runs any more), and before it is shown
+    // ended: whoever sees the run ended finds its sessions stopped.
+    if (actionChainId)
+      await endSessionsOf(deps.repos, deps.temporal, input.organizationId, {
+        type: 'chain_run',
+        actionChainId,
+        runId: input.runId,
+      });
+    await tenant.chainRuns.finish(input.runId, input.generation, input.status, input.statusMessage);
     executions.delete(input);
     deps.logger.info(
       { organizationId: input.organizationId, runId: input.runId, status: input.status },
