@@ -15,6 +15,10 @@
  *   process (ChainRunsService startRun: the run created, its workflow started; no webhook) and run by the same
  *   worker process, CONCURRENCY at a time; completed runs/s. This is the chain work every delivery must do, so
  *   deliveries / direct chain runs is what the webhook layer costs.
+ * - Intake alone: the service's worker stopped, DELIVERIES more deliveries taken in, against DELIVERIES bare
+ *   starts on a queue no worker polls yet: how fast each burst is accepted when no execution competes for the
+ *   cores (as when workers run apart from the API). Then workers start and every execution must complete (the
+ *   deliveries' chain runs are counted: zero lost).
  * Ratios: completed deliveries/s over bare workflows completed/s (what can be kept up), and over direct chain
  * runs/s; the bare workflow with an activity and the direct chain runs over bare workflows (what a delivery's
  * execution costs before the webhook layer adds anything); accepted deliveries/s over bare starts answered/s (how fast a burst is taken in, durably: what it leaves
@@ -71,7 +75,7 @@ async function main() {
   };
   const config = loadConfig({ ...process.env, ...serviceEnv });
   const deps = await createDeps(config, { logger: createLogger('silent') });
-  const worker = startWorkerProcess(serviceEnv);
+  let worker = startWorkerProcess(serviceEnv);
   const api = await startApiProcess(serviceEnv);
   const client = deps.temporal.client;
   /** CPU by process over one arm, printed per unit of work. */
@@ -106,10 +110,10 @@ async function main() {
     instructions: 'Run',
     inputMapping: { n: '{{body.n}}' },
   });
-  /** Runs of `actionChainId` that have ended (success or failed). */
-  const finishedRuns = async (actionChainId: string) => {
+  /** Runs of `actionChainId` that have ended (success or failed), among its first `upTo`. */
+  const finishedRuns = async (actionChainId: string, upTo = DELIVERIES) => {
     let done = 0;
-    for (let offset = 0; offset < DELIVERIES; offset += 100) {
+    for (let offset = 0; offset < upTo; offset += 100) {
       const page = await deps.repos.tenant(org).chainRuns.list(actionChainId, {
         limit: 100,
         offset,
@@ -138,7 +142,8 @@ async function main() {
   await waitFor(async () => (await finishedRuns(warmUp.actionChainId)) >= 1);
 
   // --- baselines: bare workflow starts, each completed; then the same with one activity each ---------------
-  const bare = await startBareWorker(config.temporal, require.resolve('./lib/noop-workflow'), {
+  const bareWorkflows = require.resolve('./lib/noop-workflow');
+  const bare = await startBareWorker(config.temporal, bareWorkflows, {
     noopActivity: (n: number) => Promise.resolve(n),
   });
   /** DELIVERIES starts of `workflowType`, CONCURRENCY at a time, then each result: starts/s answered and done/s. */
@@ -178,7 +183,7 @@ async function main() {
   });
   const directCpu = account();
   directCpu.start();
-  let t = performance.now();
+  const directStart = performance.now();
   await pool(DELIVERIES, CONCURRENCY, async (i) => {
     await deps.services.chainRuns.startRun(org, {
       actionChainId: direct.actionChainId,
@@ -188,7 +193,7 @@ async function main() {
     });
   });
   await waitFor(async () => (await finishedRuns(direct.actionChainId)) >= DELIVERIES);
-  const directSeconds = (performance.now() - t) / 1000;
+  const directSeconds = (performance.now() - directStart) / 1000;
   directCpu.stop();
   const directRate = DELIVERIES / directSeconds;
   console.log(
@@ -199,20 +204,25 @@ async function main() {
 
   // --- service: webhook deliveries over HTTP --------------------------------------------------------------
   const url = `http://127.0.0.1:${api.port}/orgs/${org}/webhooks/${webhook.webhookId}/execute`;
-  let refused = 0;
+  /** DELIVERIES POSTs, CONCURRENCY at a time, each with its own event id; how many were refused, and seconds. */
+  const deliver = async (eventPrefix: string) => {
+    let refused = 0;
+    const t0 = performance.now();
+    await pool(DELIVERIES, CONCURRENCY, async (i) => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': `${eventPrefix}-${i}` },
+        body: JSON.stringify({ n: i }),
+      });
+      if (res.status !== 200) refused++;
+      await res.arrayBuffer();
+    });
+    return { refused, seconds: (performance.now() - t0) / 1000 };
+  };
   const deliveryCpu = account();
   deliveryCpu.start();
-  t = performance.now();
-  await pool(DELIVERIES, CONCURRENCY, async (i) => {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': `evt-${i}` },
-      body: JSON.stringify({ n: i }),
-    });
-    if (res.status !== 200) refused++;
-    await res.arrayBuffer();
-  });
-  const acceptSeconds = (performance.now() - t) / 1000;
+  let t = performance.now();
+  const { refused, seconds: acceptSeconds } = await deliver('evt');
   const runs = () =>
     deps.repos
       .tenant(org)
@@ -252,8 +262,51 @@ async function main() {
   );
   const peak = (pid: number | undefined) => (pid === undefined ? NaN : procStats(pid).peakRssMb).toFixed(0);
   console.log(`peak RSS (VmHWM): API ${peak(api.child.pid)} MB, worker ${peak(worker.pid)} MB`);
+
+  // --- intake alone: bursts taken in while no worker runs (as when workers are scaled apart from the API) ---
+  // Bare starts on a queue no worker polls yet, and deliveries with the service's worker stopped; then workers
+  // start and every execution must complete. Only the intake is timed.
+  await stopProcess(worker);
+  const intakeAccount = () => cpuAccount({ bench: process.pid, API: api.child.pid, ...stackPids(config) });
+  const idleQueue = `${config.temporal.taskQueue}-idle`;
+  const idlePrefix = `bench-idle-${randomBytes(4).toString('hex')}`;
+  const bareIntakeCpu = intakeAccount();
+  bareIntakeCpu.start();
+  t = performance.now();
+  await pool(DELIVERIES, CONCURRENCY, async (i) => {
+    await client.workflow.start('bareNoopWorkflow', {
+      taskQueue: `${idleQueue}-bare`,
+      workflowId: `${idlePrefix}-${i}`,
+      args: [i],
+    });
+  });
+  const bareIntakeRate = DELIVERIES / ((performance.now() - t) / 1000);
+  bareIntakeCpu.stop();
+  const intakeCpu = intakeAccount();
+  intakeCpu.start();
+  const intake = await deliver('idle');
+  intakeCpu.stop();
+  const intakeRate = (DELIVERIES - intake.refused) / intake.seconds;
+  console.log(
+    `\nintake alone (no worker running while the burst is taken in): bare starts ${bareIntakeRate.toFixed(1)}/s ` +
+      `answered, deliveries ${intakeRate.toFixed(1)}/s accepted (${intake.refused} refused): ratio ` +
+      `${(intakeRate / bareIntakeRate).toFixed(2)}`,
+  );
+  console.log(cpuLine(bareIntakeCpu, 'bare start taken in'));
+  console.log(cpuLine(intakeCpu, 'delivery taken in'));
+  worker = startWorkerProcess(serviceEnv);
+  const idleBare = await startBareWorker({ ...config.temporal, taskQueue: idleQueue }, bareWorkflows);
+  for (let i = 0; i < DELIVERIES; i++) await client.workflow.getHandle(`${idlePrefix}-${i}`).result();
+  const expected = DELIVERIES - refused + (DELIVERIES - intake.refused);
+  await waitFor(async () => (await runs()).total >= expected);
+  await waitFor(async () => (await finishedRuns(chain.actionChainId, 2 * DELIVERIES)) >= expected);
+  console.log(
+    `after workers started: every bare workflow completed; chain runs ${(await runs()).total - total} for ` +
+      `${DELIVERIES - intake.refused} deliveries taken in (lost: ${expected - (await runs()).total})`,
+  );
   console.log(`load average at end: ${load()}`);
 
+  await idleBare.stop();
   await Promise.all([stopProcess(api.child), stopProcess(worker)]);
   await bare.stop();
   await closeDeps(deps);
