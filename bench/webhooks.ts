@@ -143,9 +143,8 @@ async function main() {
 
   // --- baselines: bare workflow starts, each completed; then the same with one activity each ---------------
   const bareWorkflows = require.resolve('./lib/noop-workflow');
-  const bare = await startBareWorker(config.temporal, bareWorkflows, {
-    noopActivity: (n: number) => Promise.resolve(n),
-  });
+  const noopActivities = { noopActivity: (n: number) => Promise.resolve(n) };
+  const bare = await startBareWorker(config.temporal, bareWorkflows, noopActivities);
   /** DELIVERIES starts of `workflowType`, CONCURRENCY at a time, then each result: starts/s answered and done/s. */
   const bareArm = async (workflowType: string, label: string) => {
     const prefix = `bench-${workflowType}-${randomBytes(4).toString('hex')}`;
@@ -295,7 +294,11 @@ async function main() {
   console.log(cpuLine(bareIntakeCpu, 'bare start taken in'));
   console.log(cpuLine(intakeCpu, 'delivery taken in'));
   worker = startWorkerProcess(serviceEnv);
-  const idleBare = await startBareWorker({ ...config.temporal, taskQueue: idleQueue }, bareWorkflows);
+  const idleBare = await startBareWorker(
+    { ...config.temporal, taskQueue: idleQueue },
+    bareWorkflows,
+    noopActivities,
+  );
   for (let i = 0; i < DELIVERIES; i++) await client.workflow.getHandle(`${idlePrefix}-${i}`).result();
   const expected = DELIVERIES - refused + (DELIVERIES - intake.refused);
   await waitFor(async () => (await runs()).total >= expected);
