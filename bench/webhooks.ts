@@ -21,10 +21,11 @@
  *   deliveries' chain runs are counted: zero lost).
  * Ratios: completed deliveries/s over bare workflows completed/s (what can be kept up), and over direct chain
  * runs/s; the bare workflow with an activity and the direct chain runs over bare workflows (what a delivery's
- * execution costs before the webhook layer adds anything); accepted deliveries/s over bare starts answered/s (how fast a burst is taken in, durably: what it leaves
- * queued completes at the first rate). Each arm also reports the CPU it took per workflow, delivery or run, by
- * process (/proc): this process (load, the bare worker, the scripted LLM), the API, the worker, the database,
- * Temporal and Redis. `STACK_PORT_OFFSET=500 node bench/run.mjs webhooks`
+ * execution costs before the webhook layer adds anything); accepted deliveries/s over bare starts answered/s
+ * (how fast a burst is taken in, durably: what it leaves queued completes at the first rate). Each arm also
+ * reports the CPU it took per workflow, delivery or run, by process (/proc): this process (load, the bare
+ * worker, the scripted LLM), the API, the worker, the database, Temporal and Redis.
+ * `STACK_PORT_OFFSET=500 node bench/run.mjs webhooks`
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
