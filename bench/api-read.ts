@@ -4,9 +4,10 @@
  * endpoint (default 10, measured in ROUNDS alternating slices after WARMUP_SECONDS of warm-up each).
  *
  * The API runs as `npm start` runs it: `node <API_NODE_FLAGS> dist/api/server.js` with API_ENV (stack/launch.mjs;
- * bench/run.mjs builds dist/ first), no loader. The baseline (bench/lib/read-baseline.ts: bare Express + the bundled MongoDB driver, same
- * auth lookups, same documents) runs in a child of its own (bench/lib/baseline-server.ts). So the load generator
- * never shares an event loop with a server, and each server's CPU and RSS are its own, both read from /proc.
+ * bench/run.mjs builds dist/ first), no loader. The baseline (bench/lib/read-baseline.ts: bare Express + the
+ * bundled MongoDB driver, same auth lookups, same documents) runs in a child of its own
+ * (bench/lib/baseline-server.ts). So the load generator never shares an event loop with a server, and each
+ * server's CPU and RSS are its own, both read from /proc.
  * Needs the stack env (MONGODB_URI, JWT_SECRET, …): run it through `node bench/run.mjs api-read`.
  * Other knobs: MEMBERS (default 50), BENCH_LOG_LEVEL (API log level, default silent; output is discarded),
  * PROFILE=1 (write a V8 CPU profile of each server to .stack/bench-profiles), ONLY (one endpoint's label),

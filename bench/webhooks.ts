@@ -36,7 +36,7 @@ import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
 import { startScriptedLlm } from '@test/helpers/llm';
-import { startBareWorker } from './lib/bare-worker';
+import { bareTaskQueue, startBareWorker } from './lib/bare-worker';
 import { cpuAccount, procStats, stackPids } from './lib/proc';
 import { startApiProcess, startWorkerProcess, stopProcess } from './lib/service-processes';
 
@@ -79,9 +79,15 @@ async function main() {
   let worker = startWorkerProcess(serviceEnv);
   const api = await startApiProcess(serviceEnv);
   const client = deps.temporal.client;
-  /** CPU by process over one arm, printed per unit of work. */
-  const account = () =>
-    cpuAccount({ bench: process.pid, API: api.child.pid, worker: worker.pid, ...stackPids(config) });
+  const stack = stackPids(config);
+  /** CPU by process over one arm (the worker's unless it is stopped), printed per unit of work. */
+  const account = (withWorker = true) =>
+    cpuAccount({
+      bench: process.pid,
+      API: api.child.pid,
+      ...(withWorker ? { worker: worker.pid } : {}),
+      ...stack,
+    });
   const cpuLine = (cpu: ReturnType<typeof account>, per: string) => {
     const parts = Object.entries(cpu.total).map(([name, ms]) => [name, ms / DELIVERIES] as const);
     const sum = parts.reduce((n, [, ms]) => n + ms, 0);
@@ -146,21 +152,25 @@ async function main() {
   const bareWorkflows = require.resolve('./lib/noop-workflow');
   const noopActivities = { noopActivity: (n: number) => Promise.resolve(n) };
   const bare = await startBareWorker(config.temporal, bareWorkflows, noopActivities);
-  /** DELIVERIES starts of `workflowType`, CONCURRENCY at a time, then each result: starts/s answered and done/s. */
+  /** DELIVERIES starts of `workflowType` on `taskQueue`, CONCURRENCY at a time: starts answered per second. */
+  const startBare = async (workflowType: string, taskQueue: string, prefix: string) => {
+    const t0 = performance.now();
+    await pool(DELIVERIES, CONCURRENCY, async (i) => {
+      await client.workflow.start(workflowType, { taskQueue, workflowId: `${prefix}-${i}`, args: [i] });
+    });
+    return DELIVERIES / ((performance.now() - t0) / 1000);
+  };
+  const results = async (prefix: string) => {
+    for (let i = 0; i < DELIVERIES; i++) await client.workflow.getHandle(`${prefix}-${i}`).result();
+  };
+  /** Bare starts of `workflowType`, then each result: starts/s answered and done/s. */
   const bareArm = async (workflowType: string, label: string) => {
     const prefix = `bench-${workflowType}-${randomBytes(4).toString('hex')}`;
     const cpu = account();
     cpu.start();
     const t0 = performance.now();
-    await pool(DELIVERIES, CONCURRENCY, async (i) => {
-      await client.workflow.start(workflowType, {
-        taskQueue: bare.taskQueue,
-        workflowId: `${prefix}-${i}`,
-        args: [i],
-      });
-    });
-    const startRate = DELIVERIES / ((performance.now() - t0) / 1000);
-    for (let i = 0; i < DELIVERIES; i++) await client.workflow.getHandle(`${prefix}-${i}`).result();
+    const startRate = await startBare(workflowType, bare.taskQueue, prefix);
+    await results(prefix);
     const seconds = (performance.now() - t0) / 1000;
     cpu.stop();
     const rate = DELIVERIES / seconds;
@@ -221,7 +231,7 @@ async function main() {
   };
   const deliveryCpu = account();
   deliveryCpu.start();
-  let t = performance.now();
+  const deliveryStart = performance.now();
   const { refused, seconds: acceptSeconds } = await deliver('evt');
   const runs = () =>
     deps.repos
@@ -232,7 +242,7 @@ async function main() {
     return total >= DELIVERIES - refused;
   });
   await waitFor(async () => (await finishedRuns(chain.actionChainId)) >= DELIVERIES - refused);
-  const completeSeconds = (performance.now() - t) / 1000;
+  const completeSeconds = (performance.now() - deliveryStart) / 1000;
   deliveryCpu.stop();
   const { total } = await runs();
   const rate = (DELIVERIES - refused) / completeSeconds;
@@ -267,22 +277,13 @@ async function main() {
   // Bare starts on a queue no worker polls yet, and deliveries with the service's worker stopped; then workers
   // start and every execution must complete. Only the intake is timed.
   await stopProcess(worker);
-  const intakeAccount = () => cpuAccount({ bench: process.pid, API: api.child.pid, ...stackPids(config) });
-  const idleQueue = `${config.temporal.taskQueue}-idle`;
+  const idleTemporal = { ...config.temporal, taskQueue: `${config.temporal.taskQueue}-idle` };
   const idlePrefix = `bench-idle-${randomBytes(4).toString('hex')}`;
-  const bareIntakeCpu = intakeAccount();
+  const bareIntakeCpu = account(false);
   bareIntakeCpu.start();
-  t = performance.now();
-  await pool(DELIVERIES, CONCURRENCY, async (i) => {
-    await client.workflow.start('bareNoopWorkflow', {
-      taskQueue: `${idleQueue}-bare`,
-      workflowId: `${idlePrefix}-${i}`,
-      args: [i],
-    });
-  });
-  const bareIntakeRate = DELIVERIES / ((performance.now() - t) / 1000);
+  const bareIntakeRate = await startBare('bareNoopWorkflow', bareTaskQueue(idleTemporal), idlePrefix);
   bareIntakeCpu.stop();
-  const intakeCpu = intakeAccount();
+  const intakeCpu = account(false);
   intakeCpu.start();
   const intake = await deliver('idle');
   intakeCpu.stop();
@@ -295,12 +296,8 @@ async function main() {
   console.log(cpuLine(bareIntakeCpu, 'bare start taken in'));
   console.log(cpuLine(intakeCpu, 'delivery taken in'));
   worker = startWorkerProcess(serviceEnv);
-  const idleBare = await startBareWorker(
-    { ...config.temporal, taskQueue: idleQueue },
-    bareWorkflows,
-    noopActivities,
-  );
-  for (let i = 0; i < DELIVERIES; i++) await client.workflow.getHandle(`${idlePrefix}-${i}`).result();
+  const idleBare = await startBareWorker(idleTemporal, bareWorkflows, noopActivities);
+  await results(idlePrefix);
   const expected = DELIVERIES - refused + (DELIVERIES - intake.refused);
   await waitFor(async () => (await runs()).total >= expected);
   await waitFor(async () => (await finishedRuns(chain.actionChainId, 2 * DELIVERIES)) >= expected);

@@ -1,6 +1,6 @@
-// How the API and the worker are launched: `npm start` (stack/start.mjs) and the read bench (bench/api-read.ts)
-// use these; the Dockerfile, docker-compose.yml and deploy/kubernetes spell the same commands out, and lint checks
-// that they do (stack/check-deploy.mjs).
+// How the API and the worker are launched: `npm start` (stack/start.mjs) and the benches that run them as processes
+// (bench/lib/service-processes.ts) use these; the Dockerfile, docker-compose.yml and deploy/kubernetes spell the
+// same commands out, and lint checks that they do (stack/check-deploy.mjs).
 //
 // Node 24 sizes V8's young generation from the machine's memory (64 MB semi-spaces on 24 GiB), which costs each
 // process about 100 MB of RSS for nothing measurable here; 16 MB is what Node 20 used. V8 also lets the old

@@ -5,12 +5,15 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { TemporalSettings } from '@lib/temporal/client';
 
+/** The task queue the baseline worker of `temporal`'s service queue polls. */
+export const bareTaskQueue = (temporal: Pick<TemporalSettings, 'taskQueue'>) => `${temporal.taskQueue}-bare`;
+
 export async function startBareWorker(
   temporal: TemporalSettings,
   workflowsPath: string,
   activities: Record<string, (...args: never[]) => Promise<unknown>> = {},
 ) {
-  const taskQueue = `${temporal.taskQueue}-bare`;
+  const taskQueue = bareTaskQueue(temporal);
   const connection = await NativeConnection.connect({ address: temporal.address });
   const worker = await Worker.create({
     connection,

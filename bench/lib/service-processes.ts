@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { API_ENV, API_NODE_FLAGS, WORKER_NODE_FLAGS } from '@stack/launch.mjs';
 import { freePort, untilHealthy } from '@test/helpers/api-process';
 
+// SIGTERM is the process's own shutdown, which also writes its CPU profile (PROFILE=1).
+export { stopProcess } from '@test/helpers/worker-process';
+
 const ROOT = join(__dirname, '..', '..');
 
 /** `--cpu-prof` into .stack/bench-profiles with PROFILE=1, else nothing. */
@@ -42,12 +45,4 @@ export async function startApiProcess(
 /** The worker on `env.TEMPORAL_TASK_QUEUE`. It polls once it has bundled the workflows: wait on a first run. */
 export function startWorkerProcess(env: NodeJS.ProcessEnv = {}): ChildProcess {
   return spawnEntry('worker/main.js', WORKER_NODE_FLAGS, env);
-}
-
-/** SIGTERM (the process's own shutdown, which also writes a CPU profile), then waits for the exit. */
-export async function stopProcess(child: ChildProcess) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
 }

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import type { TestEnv } from './env';
 import { eventually } from './wait';
-import { childProcessEnv, spawnEntry } from './worker-process';
+import { childProcessEnv, spawnEntry, stopProcess } from './worker-process';
 
 export interface ApiProcess {
   /** http://127.0.0.1:<port> of this replica (HTTP and socket.io) */
@@ -37,13 +37,8 @@ export async function startApiProcess(env: TestEnv, extraEnv: NodeJS.ProcessEnv 
     PUBLIC_BASE_URL: url,
     ...extraEnv,
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-  };
   await untilHealthy(url, child);
-  return { url, child, stop };
+  return { url, child, stop: () => stopProcess(child) };
 }
 
 /** Resolves once `<url>/healthz` answers 200; rejects (and kills the child) if it exits or is not up in 2 min. */

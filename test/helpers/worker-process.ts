@@ -36,3 +36,11 @@ export function spawnEntry(
 export function startWorkerProcess(env: TestEnv): ChildProcess {
   return spawnEntry('worker/main.ts', childProcessEnv(env));
 }
+
+/** SIGTERM (the process's own shutdown), then waits for the exit; at once if it has exited already. */
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
