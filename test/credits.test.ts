@@ -238,6 +238,36 @@ describe('organization credits', () => {
       await as(env, org.owner.token).get(org.path('/credits')).expect(200);
     });
 
+    it('lists usage recorded within one millisecond newest first, in the order it was recorded', async () => {
+      const org = await createTestOrg(env);
+      // Every call below lands in the same millisecond: their createdAt ties, and only the order of writing is left.
+      const RealDate = Date;
+      const frozen = RealDate.now();
+      globalThis.Date = class extends RealDate {
+        constructor(...args: ConstructorParameters<typeof Date>) {
+          if (args.length) super(...args);
+          else super(frozen);
+        }
+        static override now() {
+          return frozen;
+        }
+      } as DateConstructor;
+      try {
+        for (let i = 1; i <= 8; i++)
+          await credits().recordUsage(org.organizationId, {
+            purpose: 'chain-from-prompt',
+            model: `model-${i}`,
+            usage: { prompt_tokens: 1, completion_tokens: 1 },
+          });
+      } finally {
+        globalThis.Date = RealDate;
+      }
+      const res = await as(env, org.admin.token).get(org.path('/credits?usageLimit=8')).expect(200);
+      expect(res.body.recentUsage.map((u: { model: string }) => u.model)).to.deep.equal(
+        [8, 7, 6, 5, 4, 3, 2, 1].map((i) => `model-${i}`),
+      );
+    });
+
     it("refuses another organization's credential and bad limits", async () => {
       const [a, b] = await Promise.all([createTestOrg(env), createTestOrg(env)]);
       await as(env, b.owner.token).get(a.path('/credits')).expect(401);

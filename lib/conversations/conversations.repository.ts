@@ -4,6 +4,7 @@ import { createOrFind } from '@lib/db/duplicate-key';
 import { findPage } from '@lib/db/find-page';
 import { TenantRepository } from '@lib/db/tenant-repository';
 import { pickView } from '@lib/db/view';
+import { nextSeq } from '@lib/ids';
 import { containsPattern, type PageRequest } from '@lib/paging';
 import { conversationModel, type ConversationDoc } from './conversation.schema';
 import { messageModel, type MessageDoc } from './message.schema';
@@ -14,13 +15,6 @@ export const CONVERSATION_ORDER: Record<string, Record<string, SortOrder>> = {
   updated_at: { updatedAt: -1 },
   title: { title: 1 },
 };
-
-let lastSeq = 0;
-/** Microseconds since the epoch, strictly increasing within this process. */
-function nextSeq(): number {
-  lastSeq = Math.max(lastSeq + 1, Date.now() * 1000);
-  return lastSeq;
-}
 
 const digest = (text: string, length: number) =>
   createHash('sha256').update(text).digest('base64url').slice(0, length);

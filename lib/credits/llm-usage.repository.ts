@@ -1,9 +1,9 @@
 import { driverCollection } from '@lib/db/connection';
 import { TenantRepository } from '@lib/db/tenant-repository';
-import { newId } from '@lib/ids';
+import { newId, nextSeq } from '@lib/ids';
 import { llmUsageModel, type LlmUsageDoc } from './llm-usage.schema';
 
-export type LlmUsageFields = Omit<LlmUsageDoc, '_id' | 'organizationId' | 'createdAt'>;
+export type LlmUsageFields = Omit<LlmUsageDoc, '_id' | 'organizationId' | 'createdAt' | 'seq'>;
 
 /** The model calls made for one organization. */
 export class LlmUsageRepository extends TenantRepository {
@@ -24,6 +24,7 @@ export class LlmUsageRepository extends TenantRepository {
       balanceAfter: fields.balanceAfter,
       userId: fields.userId ?? null,
       reference: fields.reference ?? null,
+      seq: nextSeq(),
       createdAt: new Date(),
     };
     await driverCollection(this.model).insertOne(doc);
@@ -34,7 +35,7 @@ export class LlmUsageRepository extends TenantRepository {
   recent(limit: number) {
     return this.model
       .find(this.scope<LlmUsageDoc>())
-      .sort({ createdAt: -1, _id: -1 })
+      .sort({ createdAt: -1, seq: -1 })
       .limit(limit)
       .lean<LlmUsageDoc[]>();
   }

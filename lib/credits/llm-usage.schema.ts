@@ -24,11 +24,13 @@ export const llmUsageSchema = new Schema(
     userId: { type: String, default: null },
     /** What the call belonged to, for the reader of the ledger (e.g. a chain run and step). */
     reference: { type: String, default: null },
+    /** Order among calls recorded in the same millisecond (nextSeq); null on calls recorded before it existed. */
+    seq: { type: Number, default: null },
   },
   { timestamps: { createdAt: true, updatedAt: false }, versionKey: false },
 );
 // Serves: an organization's most recent usage (GET /orgs/{org}/credits, `cli credits show`).
-llmUsageSchema.index({ organizationId: 1, createdAt: -1 });
+llmUsageSchema.index({ organizationId: 1, createdAt: -1, seq: -1 });
 
 export type LlmUsageDoc = DocOf<typeof llmUsageSchema>;
 export const llmUsageModel = defineModel('LlmUsage', 'llm_usage', llmUsageSchema);
