@@ -19,6 +19,11 @@ export interface AuthResultsHeader {
 
 /** A header longer than this is not a relay's (a few hundred bytes in practice): it is ignored, unparsed. */
 const MAX_HEADER_CHARS = 8192;
+/**
+ * Instances read, from the top: the relay that hands mail to the listener adds its header above every earlier
+ * one (RFC 8601 section 5), so its own is among the first; a sender's thousands below it cost nothing.
+ */
+const MAX_INSTANCES = 20;
 
 /** The text with comments (nested parentheses, RFC 5322 CFWS) blanked out; quoted strings are kept. */
 function withoutComments(text: string): string {
@@ -74,8 +79,12 @@ const unquote = (value: string) =>
 
 /** One resinfo: `dmarc=pass (p=reject) header.from=example.com` → method, result and properties. */
 function parseResult(text: string): AuthResult | null {
-  // CFWS is allowed around `=`, `/` and `.` of a resinfo: close it up so each token is one word.
-  const tight = text.trim().replace(/\s*([=/.])\s*/g, '$1');
+  // CFWS is allowed around `=`, `/` and `.` of a resinfo: close it up so each token is one word (runs of
+  // white space collapsed first, so neither pattern backtracks over them).
+  const tight = text
+    .trim()
+    .replace(/\s+/g, ' ')
+    .replace(/ ?([=/.]) ?/g, '$1');
   const [spec, ...rest] = splitOutsideQuotes(tight, /\s/).filter(Boolean);
   const m = /^([a-z0-9_-]+)(?:\/[0-9]+)?=([a-z0-9_-]+)$/i.exec(spec ?? '');
   if (!m) return null;
@@ -109,7 +118,7 @@ export function trustedDmarcPass(
   fromDomain: string,
 ): { pass: true } | { pass: false; reason: string } {
   const verdicts: string[] = [];
-  for (const value of values) {
+  for (const value of values.slice(0, MAX_INSTANCES)) {
     const header = parseAuthenticationResults(value);
     if (!header || !trustedRelays.includes(header.authservId)) continue;
     for (const r of header.results)

@@ -51,6 +51,10 @@ describe('Authentication-Results (RFC 8601)', () => {
       trustedDmarcPass([pass, 'mx.relay.test; dmarc=fail header.from=example.test'], relay, 'example.test'),
     ).to.deep.equal({ pass: false, reason: 'dmarc=fail for the From domain from a trusted relay' });
     expect(trustedDmarcPass([`${pass} ${'x'.repeat(9000)}`], relay, 'example.test').pass).to.equal(false);
+    // Only the topmost instances are read: the relay's own is there, above anything the sender wrote.
+    const noise = Array.from({ length: 20 }, () => 'mx.attacker.test; dmarc=none');
+    expect(trustedDmarcPass([pass, ...noise], relay, 'example.test').pass).to.equal(true);
+    expect(trustedDmarcPass([...noise, pass], relay, 'example.test').pass).to.equal(false);
   });
 });
 
