@@ -1,11 +1,14 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import { workflowIds, type InboundEmailResult } from '@contracts';
 import type { Config } from '@lib/config';
+import { InboundEmailService } from '@lib/email-agents/inbound-email.service';
 import { startInboundMail } from '@lib/email-agents/listen';
 import { messageKeyOf } from '@lib/email-agents/mime';
+import { createLogger } from '@lib/logger';
 import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
 import type { TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
@@ -147,6 +150,46 @@ describe('mail identity', () => {
         reason: 'the sender is not authenticated: the envelope sender (MAIL FROM) is not the From address',
       });
       await expectNothingDone(org, agent, org.chat.email, attacker);
+    });
+
+    it('logs why, with the organization and agent, never the addresses', async () => {
+      const agent = await mailAgent(org);
+      const lines: string[] = [];
+      const sink = new Writable({
+        write(chunk: Buffer, _enc, done) {
+          lines.push(...chunk.toString().split('\n').filter(Boolean));
+          done();
+        },
+      });
+      const service = new InboundEmailService({
+        repos: env.deps.repos,
+        access: env.deps.services.access,
+        objects: env.deps.objects,
+        kbFiles: env.deps.services.kbFiles,
+        maxBytes: env.config.inboundEmail.maxBytes,
+        trustedRelays: [],
+        logger: createLogger('info', {}, sink),
+      });
+      const messageKey = messageKeyOf(`log-${rand()}@example.test`, new Uint8Array());
+      const objectKey = `email/${org.organizationId}/${agent.agentId}/${messageKey}/test.eml`;
+      const raw = `From: ${org.chat.email}\r\nTo: ${agent.address}\r\nSubject: hi\r\n\r\nhello\r\n`;
+      await env.deps.objects.put(objectKey, Buffer.from(raw), 'message/rfc822');
+      const input = { organizationId: org.organizationId, agentId: agent.agentId, messageKey, objectKey };
+      const attacker = `attacker-${rand()}@elsewhere.example.test`;
+      expect(await service.prepare({ ...input, envelopeFrom: attacker }, `run-${rand()}`)).to.deep.equal({
+        status: 'refused',
+        reason: 'the sender is not authenticated: the envelope sender (MAIL FROM) is not the From address',
+      });
+      const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(logged.map((l) => [l.msg, l.organizationId, l.agentId, l.reason])).to.deep.equal([
+        [
+          'inbound mail refused',
+          org.organizationId,
+          agent.agentId,
+          'the sender is not authenticated: the envelope sender (MAIL FROM) is not the From address',
+        ],
+      ]);
+      expect(lines.join('\n')).to.not.contain(org.chat.email).and.not.contain(attacker);
     });
   });
 
