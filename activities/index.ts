@@ -75,6 +75,7 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
       objects: deps.objects,
       kbFiles: deps.services.kbFiles,
       maxBytes: deps.config.inboundEmail.maxBytes,
+      trustedRelays: deps.config.inboundEmail.trustedRelays,
       mailer: deps.mailer,
       logger: logger('email-agents'),
     }),

@@ -72,6 +72,17 @@ const schema = z.object({
   /** PEM files for STARTTLS on the listener (both or neither). */
   INBOUND_SMTP_TLS_KEY_FILE: z.string().optional(),
   INBOUND_SMTP_TLS_CERT_FILE: z.string().optional(),
+  /**
+   * The mail domains agents' addresses may use (comma-separated). Unset: no agent may have an address, so an
+   * agent can never take a person's address or send as a domain the operator does not run.
+   */
+  AGENT_EMAIL_DOMAINS: z.string().default(''),
+  /**
+   * The authserv-ids of the mail relays whose `Authentication-Results` header this service trusts
+   * (comma-separated). Set: inbound mail acts as a member only with `dmarc=pass` for its From domain from one
+   * of them. Unset: only when the SMTP envelope sender equals the From address.
+   */
+  INBOUND_TRUSTED_RELAYS: z.string().default(''),
 
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters'),
   JWT_ISSUER: z.string().default('agent-workspace'),
@@ -206,6 +217,25 @@ function vectorSettings(c: z.infer<typeof schema>): VectorStoreSettings {
   };
 }
 
+/** `a.example, B.example ,` → ['a.example', 'b.example']. */
+const lowerList = (value: string) =>
+  value
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+
+/** A host name as mail domains and authserv-ids spell it (letters, digits, hyphens, dots). */
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+function hostList(name: string, value: string): string[] {
+  const items = lowerList(value);
+  for (const item of items)
+    if (!HOST_NAME.test(item))
+      throw new Error(`invalid configuration: ${name}: '${item}' is not a host name`);
+  return items;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
@@ -257,7 +287,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     vectors: vectorSettings(c),
     redisUrl: c.REDIS_URL,
     mail: { smtpUrl: c.SMTP_URL, from: c.MAIL_FROM },
+    agentEmailDomains: hostList('AGENT_EMAIL_DOMAINS', c.AGENT_EMAIL_DOMAINS),
     inboundEmail: {
+      trustedRelays: hostList('INBOUND_TRUSTED_RELAYS', c.INBOUND_TRUSTED_RELAYS),
       port: c.INBOUND_SMTP_PORT,
       host: c.INBOUND_SMTP_HOST,
       maxBytes: c.INBOUND_EMAIL_MAX_BYTES,

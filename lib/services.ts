@@ -70,6 +70,7 @@ export interface ServiceDeps {
     | 'webhooks'
     | 'publicBaseUrl'
     | 'browser'
+    | 'agentEmailDomains'
   >;
   objects: ObjectStore;
   embedders: Embedders;
@@ -86,7 +87,7 @@ export interface ServiceDeps {
 export function createServices(deps: ServiceDeps) {
   const { repos, temporal, tokens, outbound, realtime, config } = deps;
   const access = new AgentAccess(repos);
-  const agents = new AgentsService(repos, access);
+  const agents = new AgentsService(repos, access, config.agentEmailDomains);
   const kbAccess = new KbAccess(repos, access);
   const conversations = new ConversationsService(
     repos,

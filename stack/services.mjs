@@ -317,6 +317,9 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
     // The API takes agents' inbound mail on loopback (its own listener, not a separate server); the sink above
     // receives their replies.
     if (mailSink) out.INBOUND_SMTP_PORT = env.INBOUND_SMTP_PORT ?? String(ports.inboundSmtp);
+    // Agents' addresses may only use the operator's agent mail domains (AGENT_EMAIL_DOMAINS); locally one that
+    // cannot be anyone's real address. The test stack sets its own (test-stack.mjs).
+    if (mailSink) out.AGENT_EMAIL_DOMAINS = env.AGENT_EMAIL_DOMAINS ?? 'agents.localhost';
 
     out.JWT_SECRET = env.JWT_SECRET ?? secrets.jwtSecret;
     await Promise.all(tasks);

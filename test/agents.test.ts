@@ -42,7 +42,7 @@ describe('agents', () => {
 
     // Inbound addresses are unique across organizations: each run uses its own.
     const email = {
-      emailAddress: `Leasing-${Date.now()}@Agents.example.com`,
+      emailAddress: `Leasing-${Date.now()}@Agents.Example.test`,
       emailFilters: 'all',
       emailAttachmentsToKnowledgeBaseId: await createKb(env, org),
       emailAttachmentsFileTypeFilter: '.PDF, docx',
@@ -133,7 +133,7 @@ describe('agents', () => {
   });
 
   it('keeps an inbound email address unique across agents and organizations', async () => {
-    const address = `desk-${Date.now()}@agents.example.com`;
+    const address = `desk-${Date.now()}@agents.example.test`;
     const first = await create({ ...base, emailAddress: address }).expect(201);
     const res = await create({ ...base, emailAddress: address.toUpperCase() }).expect(409);
     expect(res.body.error.code).to.equal('conflict');
@@ -148,7 +148,7 @@ describe('agents', () => {
   });
 
   it('gives an inbound address to exactly one of several agents saved at once, and frees it with its agent', async () => {
-    const address = `race-${Date.now()}@agents.example.com`;
+    const address = `race-${Date.now()}@agents.example.test`;
     const other = await createTestOrg(env, 'Racing Mail Org');
     const attempts = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>

@@ -4,6 +4,7 @@ import { newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
 import type { Repositories, TenantRepositories } from '@lib/repositories';
 import type { AgentAccess } from './agent-access';
+import { addressOfUser, checkAgentEmailDomain } from './agent-email-domains';
 import { agentFieldsFromBody, type AgentBody } from './agent-fields';
 import { agentDocId, type AgentDoc, type AgentVisibility } from './agent.schema';
 import { toAgentView, type AgentOrderField } from './agents.repository';
@@ -19,6 +20,8 @@ export class AgentsService {
   constructor(
     private readonly repos: Repositories,
     private readonly access: AgentAccess,
+    /** AGENT_EMAIL_DOMAINS: the domains agents' addresses may use. */
+    private readonly emailDomains: readonly string[],
   ) {}
 
   private repo(ctx: RequestContext) {
@@ -92,7 +95,10 @@ export class AgentsService {
     const before = await this.manageable(ctx, agentId);
     const fields = agentFieldsFromBody(body);
     await this.checkAttachmentsKnowledgeBase(ctx, fields.emailAttachmentsToKnowledgeBaseId);
-    await this.claimEmailAddress(ctx, agentId, fields.emailAddress);
+    // An address the agent already holds is kept as it is (a PUT accepts back what the GET returned), even
+    // when it predates AGENT_EMAIL_DOMAINS; the listener takes mail only for the domains configured now.
+    const kept = fields.emailAddressKey === before.emailAddressKey;
+    await this.claimEmailAddress(ctx, agentId, fields.emailAddress, kept);
     const agent = await this.repo(ctx).update(agentId, fields);
     if (!agent) throw notFound('agent');
     if (before.emailAddress && before.emailAddressKey !== agent.emailAddressKey)
@@ -141,10 +147,20 @@ export class AgentsService {
   /**
    * An inbound address routes mail to one agent, so it may belong to only one agent anywhere. The claim is
    * atomic (two agents saved at once with one address: one gets 409); agents saved before claims existed are
-   * found by their address too.
+   * found by their address too. It must be in an agent mail domain and must not be a person's email (any
+   * organization's): the reverse, an account with an agent's address, is refused in user-accounts.repository.
    */
-  private async claimEmailAddress(ctx: RequestContext, agentId: string, address: string | null | undefined) {
+  private async claimEmailAddress(
+    ctx: RequestContext,
+    agentId: string,
+    address: string | null | undefined,
+    kept = false,
+  ) {
     if (!address) return;
+    if (!kept) {
+      checkAgentEmailDomain(address, this.emailDomains);
+      if (await this.repos.accounts.findByEmail(address)) throw addressOfUser(address);
+    }
     const docId = agentDocId(ctx.organizationId, agentId);
     const legacy = await this.repos.crossOrg.findAgentByEmailCrossOrg(address);
     const free =

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { WORKFLOWS, workflowIds, type InboundEmailWorkflow } from '@contracts';
+import { inAgentDomains } from '@lib/agents/agent-email-domains';
 import type { CrossOrgRepository } from '@lib/db/cross-org.repository';
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
@@ -21,10 +22,13 @@ export class EmailIntake {
     private readonly crossOrg: Pick<CrossOrgRepository, 'findAgentEmailCrossOrg'>,
     private readonly objects: Pick<ObjectStore, 'put'>,
     private readonly temporal: TemporalDeps,
+    /** AGENT_EMAIL_DOMAINS: an address outside them (one saved before they were set) takes no mail. */
+    private readonly agentDomains: readonly string[],
   ) {}
 
   /** The agent an address belongs to, or null (an address nobody holds is refused at RCPT TO). */
   async route(address: string): Promise<MailRoute | null> {
+    if (!inAgentDomains(address, this.agentDomains)) return null;
     const claim = await this.crossOrg.findAgentEmailCrossOrg(address);
     if (!claim) return null;
     // agentDocId is `<organizationId>:<agentId>` (agent.schema.ts).

@@ -11,6 +11,7 @@ import type { Repositories, TenantRepositories } from '@lib/repositories';
 import type { MemberDoc } from '@lib/users/member.schema';
 import { attachmentAllowed, automaticMailReason, stripQuotedReply, threadCandidates, titleOf } from './mime';
 import { parseMail, type InboundMail } from './parse-mail';
+import { unauthenticatedSender } from './sender-authentication';
 
 /** What a user message may hold (the limit of a chat message). */
 const MAX_MESSAGE_CHARS = 100_000;
@@ -21,6 +22,8 @@ export interface InboundEmailDeps {
   objects: Pick<ObjectStore, 'read'>;
   kbFiles: Pick<KbFilesService, 'addFromBytes'>;
   maxBytes: number;
+  /** INBOUND_TRUSTED_RELAYS: authserv-ids whose Authentication-Results count (sender-authentication.ts). */
+  trustedRelays: readonly string[];
   logger: Logger;
 }
 
@@ -112,6 +115,9 @@ export class InboundEmailService {
     if (automatic) return finish('ignored', automatic);
     if (mail.fromAddress && (await this.deps.repos.crossOrg.findAgentEmailCrossOrg(mail.fromAddress)))
       return finish('ignored', 'the sender is an agent (agents do not answer agents by mail)');
+    // Before membership: a forged From of a member must not act as them (run tools, file attachments).
+    const unauthenticated = unauthenticatedSender(mail, input.envelopeFrom, this.deps.trustedRelays);
+    if (unauthenticated) return finish('refused', unauthenticated);
     const sender = await this.sender(tenant, agent, mail.fromAddress);
     if ('refused' in sender) return finish('refused', sender.refused);
     const userId = sender.member.userId;

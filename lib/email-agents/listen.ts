@@ -10,7 +10,12 @@ export function startInboundMail(
 ) {
   const settings = deps.config.inboundEmail;
   if (port === undefined) throw new Error('INBOUND_SMTP_PORT is not set');
-  const intake = new EmailIntake(deps.repos.crossOrg, deps.objects, deps.temporal);
+  const intake = new EmailIntake(
+    deps.repos.crossOrg,
+    deps.objects,
+    deps.temporal,
+    deps.config.agentEmailDomains,
+  );
   const tls = settings.tls
     ? { key: readFileSync(settings.tls.keyFile), cert: readFileSync(settings.tls.certFile) }
     : undefined;

@@ -15,16 +15,25 @@ export interface InboundMail {
   references: string[];
   /** the first From address, lower-cased */
   fromAddress: string | null;
+  /** how many addresses From names (one, in mail a person writes) */
+  fromCount: number;
   subject: string;
   text: string;
   attachments: MailAttachment[];
   header: (name: string) => string | null;
+  /** Every instance of a header, in order, unfolded (for headers that repeat, like Authentication-Results). */
+  headerValues: (name: string) => string[];
 }
 
 function firstAddress(value: AddressObject | AddressObject[] | undefined): string | null {
   const list = Array.isArray(value) ? value : value ? [value] : [];
   const address = list.flatMap((a) => a.value).find((a) => a.address)?.address;
   return address ? address.toLowerCase() : null;
+}
+
+function addressCount(value: AddressObject | AddressObject[] | undefined): number {
+  const list = Array.isArray(value) ? value : value ? [value] : [];
+  return list.flatMap((a) => a.value).filter((a) => a.address).length;
 }
 
 function headerText(mail: ParsedMail, name: string): string | null {
@@ -51,6 +60,7 @@ export async function parseMail(raw: Uint8Array): Promise<InboundMail> {
     inReplyTo: mail.inReplyTo,
     references: messageIdList(mail.references),
     fromAddress: firstAddress(mail.from),
+    fromCount: addressCount(mail.from),
     subject: mail.subject ?? '',
     text,
     attachments: mail.attachments
@@ -61,5 +71,14 @@ export async function parseMail(raw: Uint8Array): Promise<InboundMail> {
         content: a.content,
       })),
     header: (name) => headerText(mail, name.toLowerCase()),
+    headerValues: (name) =>
+      mail.headerLines
+        .filter((h) => h.key === name.toLowerCase())
+        .map((h) =>
+          h.line
+            .slice(h.line.indexOf(':') + 1)
+            .replace(/\r?\n[ \t]/g, ' ')
+            .trim(),
+        ),
   };
 }

@@ -1,4 +1,6 @@
+import { agentEmailModel } from '@lib/agents/agent-email.schema';
 import type { Database } from '@lib/db/connection';
+import { ConflictError } from '@lib/errors';
 import { findOrCreate } from '@lib/db/duplicate-key';
 import { newId } from '@lib/ids';
 import { userModel, type UserDoc } from './user.schema';
@@ -7,9 +9,11 @@ import { userModel, type UserDoc } from './user.schema';
  * is not tenant-scoped; it never returns membership or organization data. */
 export class UserAccountsRepository {
   private readonly model;
+  private readonly agentAddresses;
 
   constructor(db: Database) {
     this.model = db.model(userModel);
+    this.agentAddresses = db.model(agentEmailModel);
   }
 
   findByEmail(email: string) {
@@ -25,7 +29,13 @@ export class UserAccountsRepository {
     await this.model.updateOne({ _id: userId, oidcSubject: null }, { $set: { oidcSubject } });
   }
 
+  /**
+   * A new account. Not with an address an agent holds: mail from that person would be taken for the agent's
+   * (and the agent's for theirs), so the address stays the agent's (`409 email_address_taken`).
+   */
   async create(fields: { email: string; name: string }): Promise<UserDoc> {
+    if (await this.agentAddresses.exists({ _id: fields.email.toLowerCase() }))
+      throw new ConflictError(`${fields.email} is an agent's email address`, 'email_address_taken');
     const doc = await this.model.create({ _id: newId('usr'), ...fields, email: fields.email.toLowerCase() });
     return doc.toObject();
   }

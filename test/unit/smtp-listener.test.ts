@@ -65,6 +65,16 @@ describe('the inbound SMTP listener', () => {
     expect(accepted[0]!.raw).to.contain('hello');
   });
 
+  it('hands over the envelope sender (MAIL FROM), not the From header: the sender check compares the two', async () => {
+    const { intake, accepted } = fakeIntake();
+    await withListener({}, intake, async (port) => {
+      const forged = { ...mail, envelope: { from: 'attacker@elsewhere.test', to: mail.to } };
+      expect(await codeOf(client(port).sendMail(forged))).to.equal(250);
+    });
+    expect(accepted.map((a) => a.from)).to.deep.equal(['attacker@elsewhere.test']);
+    expect(accepted[0]!.raw).to.contain('From: member@example.test');
+  });
+
   it('acknowledges nothing it could not store (451, the sender retries) and refuses oversized mail (552)', async () => {
     await withListener({}, fakeIntake(true).intake, async (port) => {
       expect(await codeOf(client(port).sendMail(mail))).to.equal(451);
