@@ -35,7 +35,7 @@ const schema = z.object({
   /** Where clients reach S3 (signed upload and download URLs), when it differs from S3_ENDPOINT. */
   S3_PUBLIC_ENDPOINT: z.string().url().optional(),
 
-  /** The largest file a knowledge base accepts (bytes; larger uploads end in ERROR). */
+  /** The largest file a knowledge base accepts (bytes; larger uploads are deleted and end in ERROR). */
   KB_MAX_FILE_BYTES: z.coerce
     .number()
     .int()

@@ -71,6 +71,7 @@ export interface ServiceDeps {
     | 'publicBaseUrl'
     | 'browser'
     | 'agentEmailDomains'
+    | 'kb'
   >;
   objects: ObjectStore;
   embedders: Embedders;
@@ -101,7 +102,7 @@ export function createServices(deps: ServiceDeps) {
   const workflows = deps.workflows ?? new ChainWorkflowCatalog(repos, chainRuns);
   const credits = new CreditsService(repos, config.credits, deps.metrics);
   const tables = new TablesService(repos, config.tableQueryTimeoutMs);
-  const kbFiles = new KbFilesService(repos, kbAccess, temporal, deps.objects);
+  const kbFiles = new KbFilesService(repos, kbAccess, temporal, deps.objects, config.kb.maxFileBytes);
   const artifactAccess = new ArtifactAccess(repos, access);
   const versions = new ArtifactVersions(repos, deps.objects, config.artifacts.maxBytes);
   const appManifests = new AppManifestsService(repos, artifactAccess, versions, workflows);

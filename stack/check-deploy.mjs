@@ -78,6 +78,11 @@ function checkCompose() {
     }
   }
   for (const name of ['api', 'worker']) checkCommand(`${file} ${name}`, services[name]?.command);
+  // A crashed api or worker comes back by itself (issue 32), as under `npm start` and Kubernetes.
+  for (const name of ['api', 'worker']) {
+    if (!['unless-stopped', 'always', 'on-failure'].includes(services[name]?.restart))
+      problem(file, `${name} needs a restart policy (restart: unless-stopped)`);
+  }
   // The scale-out shape README "Scale-out and deployment" describes.
   if (replicas('api') < 2) problem(file, 'api must run at least two replicas');
   if (replicas('worker') < 2) problem(file, 'worker must run at least two replicas by default');

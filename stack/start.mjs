@@ -13,6 +13,7 @@ import {
 } from './provision.mjs';
 import { API_ENV, API_NODE_FLAGS, WORKER_NODE_FLAGS } from './launch.mjs';
 import { startStack } from './services.mjs';
+import { supervise } from './supervise.mjs';
 
 await runOnSupportedNode();
 ensureNpmDeps();
@@ -50,29 +51,38 @@ for (const name of ['LOCAL_EMBEDDING_MODEL_DIR', 'LOCAL_LLM_MODEL_PATH']) {
   if (env[name]) cliEnv[name] = env[name];
 }
 writeFileSync(join(dataDir, 'stack-env.json'), JSON.stringify(cliEnv, null, 2), { mode: 0o600 });
+// A crashed API or worker is started again with backoff (stack/supervise.mjs); only Ctrl+C stops the stack.
 const apps = [
-  spawn(process.execPath, [...API_NODE_FLAGS, join(ROOT, 'dist/api/server.js')], {
-    env: { ...API_ENV, ...env },
-    stdio: 'inherit',
+  supervise({
+    name: 'api',
+    log,
+    start: () =>
+      spawn(process.execPath, [...API_NODE_FLAGS, join(ROOT, 'dist/api/server.js')], {
+        env: { ...API_ENV, ...env },
+        stdio: 'inherit',
+      }),
   }),
-  spawn(process.execPath, [...WORKER_NODE_FLAGS, join(ROOT, 'dist/worker/main.js')], {
-    env,
-    stdio: 'inherit',
+  supervise({
+    name: 'worker',
+    log,
+    start: () =>
+      spawn(process.execPath, [...WORKER_NODE_FLAGS, join(ROOT, 'dist/worker/main.js')], {
+        env,
+        stdio: 'inherit',
+      }),
   }),
 ];
 
 let stopping = false;
-async function shutdown(code) {
+async function shutdown() {
   if (stopping) return;
   stopping = true;
-  for (const app of apps) app.kill('SIGTERM');
-  await Promise.all(apps.map((a) => (a.exitCode === null ? new Promise((r) => a.once('exit', r)) : null)));
+  await Promise.all(apps.map((app) => app.stop()));
   await stack.stop();
-  process.exit(code);
+  process.exit(0);
 }
-for (const app of apps) app.on('exit', (code) => void shutdown(code ?? 1));
-process.on('SIGINT', () => void shutdown(0));
-process.on('SIGTERM', () => void shutdown(0));
+process.on('SIGINT', () => void shutdown());
+process.on('SIGTERM', () => void shutdown());
 
 const base = `http://127.0.0.1:${port}`;
 for (let i = 0; i < 300; i++) {

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createApp } from '@api/app';
 import { manifestSha256 } from '@lib/artifacts/app-manifest';
+import { ArtifactVersions } from '@lib/artifacts/artifact-versions';
+import { newId } from '@lib/ids';
 import type { WorkflowCatalog, WorkflowStartRequest } from '@lib/artifacts/workflow-catalog';
 import { createServices } from '@lib/services';
 import { testEnv, type TestEnv } from './helpers/env';
@@ -187,5 +189,79 @@ describe('app manifests: what a version declares and its approval', () => {
       .put(org.path(`/artifacts/${a.artifactId}/app-manifest`))
       .expect(401);
     expect((await manifestOf(a.artifactId, '', org.admin.token).expect(200)).body.approved).to.equal(null);
+  });
+
+  // Issue 32: versionIds can be derived (tool artifacts' ver_<key>), so two artifacts may hold the same one.
+  it("approves one artifact's version, never another artifact's version with the same versionId", async () => {
+    await tableWithRows(env, org, 'orders', []);
+    const manifest = { workflows: [], tables: [{ table: 'orders', access: 'read' }] };
+    const versions = new ArtifactVersions(env.deps.repos, env.deps.objects, env.config.artifacts.maxBytes);
+    /** An artifact of the library whose first version has the versionId given. */
+    const withVersionId = async (versionId: string) => {
+      const { doc } = await versions.create(
+        org.organizationId,
+        { artifactId: newId('art'), versionId },
+        {
+          name: 'Twin',
+          scope: 'library',
+          source: 'upload',
+          conversationId: null,
+          creatorUserId: org.chat.userId,
+        },
+        versions.decode({ contentType: 'text/html', content: appHtml(manifest) }),
+        { createdBy: org.chat.userId },
+      );
+      return doc._id;
+    };
+    const a = await uploadArtifact(env, org, org.chat.token, { content: appHtml(manifest) });
+    const shared = a.currentVersion.versionId;
+    const b = await withVersionId(shared);
+    await approve(a.artifactId).expect(200);
+    expect((await manifestOf(b).expect(200)).body).to.deep.include({ versionId: shared, approved: null });
+    const readB = await as(env, org.chat.token)
+      .get(org.path(`/artifacts/${b}`))
+      .expect(200);
+    expect(readB.body.artifact.currentVersionApproved).to.equal(false);
+    const listed = await as(env, org.chat.token).get(org.path('/artifacts?limit=100')).expect(200);
+    const approvedById = Object.fromEntries(
+      (listed.body.items as Array<{ artifactId: string; currentVersionApproved: boolean }>).map((i) => [
+        i.artifactId,
+        i.currentVersionApproved,
+      ]),
+    );
+    expect(approvedById).to.include({ [a.artifactId]: true, [b]: false });
+    await as(env, org.chat.token)
+      .put(org.path(`/artifacts/${b}/pin`))
+      .expect(200);
+    const opened = await as(env, org.chat.token)
+      .post(org.path(`/artifacts/${b}/app-session`))
+      .expect(201);
+    expect(opened.body).to.include({ versionId: shared, approved: false });
+    // approving B approves B, and leaves A's approval as it was
+    await approve(b).expect(200);
+    expect((await manifestOf(b).expect(200)).body.approved.artifactId).to.equal(b);
+    expect((await manifestOf(a.artifactId).expect(200)).body.approved.artifactId).to.equal(a.artifactId);
+
+    // An approval stored before approvals named their artifact in their id (its id the versionId alone)
+    // still approves its own artifact's version, and only that.
+    const c = await uploadArtifact(env, org, org.chat.token, { content: appHtml(manifest) });
+    const d = await withVersionId(c.currentVersion.versionId);
+    // eslint-disable-next-line no-restricted-syntax -- a record as an earlier release stored it, which no repository writes any more
+    await env.deps.db.collection<{ _id: string; [field: string]: unknown }>('app_approvals').insertOne({
+      _id: c.currentVersion.versionId,
+      organizationId: org.organizationId,
+      artifactId: c.artifactId,
+      manifestWorkflows: [],
+      manifestTables: [{ table: 'orders', access: 'read' }],
+      manifestSha256: manifestSha256(manifest as never),
+      workflowBindings: [],
+      approvedBy: org.admin.userId,
+      approvedAt: new Date(),
+    });
+    expect((await manifestOf(c.artifactId).expect(200)).body.approved).to.include({
+      versionId: c.currentVersion.versionId,
+      artifactId: c.artifactId,
+    });
+    expect((await manifestOf(d).expect(200)).body.approved).to.equal(null);
   });
 });

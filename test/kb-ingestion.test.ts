@@ -6,6 +6,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { useWorkerAndOrg } from './helpers/worker';
 import { as, createTestOrg } from './helpers/org';
 import { createKb, search, settled, uploadFile } from './helpers/kb';
+import { uploadKeyOf } from '@lib/knowledge-bases/object-store';
 
 const LEASE =
   'The tenant pays rent on the first day of each month. The lease renews every two years unless either side gives notice.';
@@ -112,6 +113,9 @@ describe('knowledge bases: upload, ingestion and search', function () {
       `the file (${max + 1} bytes) is larger than the ${max} bytes (100 MB) a file may have; ` +
         'split or compress it and upload it again',
     );
+    // deleted before anything read it (issue 32), wherever the upload URL had put it
+    expect(await env.deps.objects.size(file.key as string)).to.equal(null);
+    expect(await env.deps.objects.size(uploadKeyOf(file.key as string))).to.equal(null);
   });
 
   it('refuses unsupported extensions at upload-url, and a chat member writing an organization knowledge base', async () => {

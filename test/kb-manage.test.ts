@@ -198,6 +198,11 @@ describe('knowledge bases: manage, delete and copy', function () {
       .post(org.path(`/knowledgebases/${kb}/copy-to`), { toOrganizationId: other.organizationId })
       .expect(403);
     await env.deps.repos.tenant(other.organizationId).members.setRole(org.owner.userId, 'admin');
+    // An API key belongs to one organization: even its owner's key does not reach another (issue 32).
+    const byKey = await as(env, org.apiKey)
+      .post(org.path(`/knowledgebases/${kb}/copy-to`), { toOrganizationId: other.organizationId })
+      .expect(403);
+    expect(byKey.body.error.code).to.equal('session_required');
     const started = await as(env, org.owner.token)
       .post(org.path(`/knowledgebases/${kb}/copy-to`), { toOrganizationId: other.organizationId })
       .expect(200);

@@ -5,7 +5,8 @@ import type { Embedders } from '@lib/embeddings/embedders';
 import { EmbeddingRejected } from '@lib/embeddings/embedder';
 import { EmbeddingUnavailable } from '@lib/embeddings/openai';
 import type { KbFileDoc } from '@lib/knowledge-bases/kb-file.schema';
-import { ObjectTooLarge, type ObjectStore } from '@lib/knowledge-bases/object-store';
+import { ObjectTooLarge, uploadKeyOf, type ObjectStore } from '@lib/knowledge-bases/object-store';
+import { takeUpload } from '@lib/knowledge-bases/upload-take';
 import { chunkSegments, createVisionReader, ParseError, parseDocument } from '@lib/knowledge-bases/parsing';
 import type { Logger } from '@lib/logger';
 import type { Repositories } from '@lib/repositories';
@@ -77,10 +78,10 @@ export function createIngestionActivities(deps: IngestionDeps) {
   }
 
   return {
-    /** Whether the bytes are in the object store yet. */
+    /** Whether the bytes are in the object store yet; takes them from the upload URL's key when they are. */
     async checkUpload(input: IngestFileInput): Promise<UploadState> {
       const { file } = await live(input);
-      const size = await deps.objects.size(file.key);
+      const size = await takeUpload(deps.objects, file, deps.kb.maxFileBytes);
       return size === null ? { state: 'absent' } : { state: 'present', sizeBytes: size };
     },
 
@@ -209,7 +210,10 @@ export function createIngestionActivities(deps: IngestionDeps) {
     },
 
     async markReady(input: IngestFileInput, counts: { chunkCount: number; pageCount: number | null }) {
-      await set(input, { status: 'READY', statusMessage: null, ...counts });
+      // READY pins the bytes that were indexed: the upload URL's key is no longer taken (see takeUpload).
+      const { file } = await live(input);
+      await set(input, { status: 'READY', statusMessage: null, ...counts, uploadKey: null });
+      await deps.objects.remove(uploadKeyOf(file.key));
       await deps.repos.tenant(input.organizationId).kbChunks.removeFile(input.fileId, input.generation);
     },
 

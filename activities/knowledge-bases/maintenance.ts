@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CopyKnowledgeBaseInput, IngestFileInput, PurgeKnowledgeInput } from '@contracts';
 import type { Embedders } from '@lib/embeddings/embedders';
-import { objectKey, type ObjectStore } from '@lib/knowledge-bases/object-store';
+import { objectKey, uploadKeyOf, type ObjectStore } from '@lib/knowledge-bases/object-store';
 import type { Repositories } from '@lib/repositories';
 import type { VectorStore } from '@lib/vectors/vector-store';
 
@@ -36,6 +36,7 @@ export function createMaintenanceActivities(deps: MaintenanceDeps) {
         await deps.vectors.deleteFile(modelOf(kb), input.organizationId, input.knowledgeBaseId, input.fileId);
       await tenant.kbChunks.removeFile(input.fileId);
       await deps.objects.remove(file.key);
+      await deps.objects.remove(uploadKeyOf(file.key));
       await tenant.kbFiles.remove(input.fileId);
     },
 

@@ -7,10 +7,14 @@ import { defineModel, type DocOf } from '@lib/db/connection';
  */
 export const appApprovalSchema = new Schema(
   {
-    /** The versionId (globally unique; reads check the organization). */
+    /**
+     * `<artifactId>/<versionId>` (reads check the organization). Approvals made before had the versionId alone
+     * (and no versionId field); they are read only together with their artifactId.
+     */
     _id: { type: String, required: true },
     organizationId: { type: String, required: true },
     artifactId: { type: String, required: true },
+    versionId: { type: String, default: null },
     /** The manifest as extracted from the version's HTML at approval time: its workflows and tables. */
     manifestWorkflows: { type: [String], required: true },
     manifestTables: {

@@ -34,8 +34,10 @@ export class AppManifestsService {
     return extractManifest((await this.versions.read(version)).toString('utf8'));
   }
 
-  private async approvalOf(organizationId: string, version: ArtifactVersionDoc) {
-    const approval = await this.repos.tenant(organizationId).appApprovals.get(version.versionId);
+  private async approvalOf(organizationId: string, artifactId: string, version: ArtifactVersionDoc) {
+    const approval = await this.repos
+      .tenant(organizationId)
+      .appApprovals.get({ artifactId, versionId: version.versionId });
     return approval ? toApprovalView(approval) : null;
   }
 
@@ -48,7 +50,7 @@ export class AppManifestsService {
       declared,
       declaredSha256,
       declaredError,
-      approved: await this.approvalOf(ctx.organizationId, version),
+      approved: await this.approvalOf(ctx.organizationId, artifact._id, version),
     };
   }
 

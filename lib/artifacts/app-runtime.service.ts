@@ -57,7 +57,7 @@ export class AppRuntimeService {
       { organizationId: ctx.organizationId, userId: ctx.userId, artifactId, versionId },
       this.settings.appSessionTtlSeconds,
     );
-    const approved = await this.repos.tenant(ctx.organizationId).appApprovals.get(versionId);
+    const approved = await this.repos.tenant(ctx.organizationId).appApprovals.get({ artifactId, versionId });
     return {
       artifactId,
       versionId,
@@ -115,7 +115,9 @@ export class AppRuntimeService {
         'a newer version of this app has been published since it was opened; open it again',
       );
     }
-    const approval = await this.repos.tenant(session.ctx.organizationId).appApprovals.get(session.versionId);
+    const approval = await this.repos
+      .tenant(session.ctx.organizationId)
+      .appApprovals.get({ artifactId: session.artifactId, versionId: session.versionId });
     if (!approval) {
       throw refused(
         403,

@@ -44,10 +44,10 @@ export class ArtifactsService {
   private async wrap(ctx: RequestContext, artifact: ArtifactDoc, withVersions = false) {
     const approved = await this.repos
       .tenant(ctx.organizationId)
-      .appApprovals.approvedAmong([artifact.currentVersionId]);
+      .appApprovals.approvedAmong([{ artifactId: artifact._id, versionId: artifact.currentVersionId }]);
     return {
       artifact: toArtifactView(artifact, {
-        approved: approved.has(artifact.currentVersionId),
+        approved: approved.has(artifact._id),
         withVersions,
       }),
     };
@@ -82,9 +82,9 @@ export class ArtifactsService {
     const { items, total } = await this.repo(ctx).list({ ...filters, visibility });
     const approved = await this.repos
       .tenant(ctx.organizationId)
-      .appApprovals.approvedAmong(items.map((a) => a.currentVersionId));
+      .appApprovals.approvedAmong(items.map((a) => ({ artifactId: a._id, versionId: a.currentVersionId })));
     return page(
-      items.map((a) => toArtifactView(a, { approved: approved.has(a.currentVersionId) })),
+      items.map((a) => toArtifactView(a, { approved: approved.has(a._id) })),
       total,
       filters.offset,
     );

@@ -51,7 +51,7 @@ export type ArtifactView = ReturnType<typeof toArtifactView>;
 /** ApprovedAppManifest. */
 export function toApprovalView(a: AppApprovalDoc) {
   return {
-    versionId: a._id,
+    versionId: a.versionId ?? a._id,
     artifactId: a.artifactId,
     organizationId: a.organizationId,
     manifest: {

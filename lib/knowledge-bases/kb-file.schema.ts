@@ -18,6 +18,13 @@ export const kbFileSchema = new Schema(
     /** Lower-cased fileName: the case-insensitive `query` filter and `filePattern` glob. */
     fileNameKey: { type: String, required: true },
     key: { type: String, required: true },
+    /**
+     * Where the upload URL puts the bytes (`uploadKeyOf(key)`); the ingestion moves them to `key` when it takes
+     * them. Null once the file is READY: from then on no upload replaces what was indexed. Null too for files
+     * whose bytes the service wrote itself, and for files made before uploads had their own key (their URL
+     * writes `key` itself, for at most an hour).
+     */
+    uploadKey: nullableString,
     contentType: { type: String, required: true },
     status: { type: String, enum: FILE_STATUSES, required: true },
     parseStrategyOverride: { type: String, enum: [...PARSE_STRATEGIES, null], default: null },

@@ -8,7 +8,12 @@ export type NewKbFile = Pick<
   KbFileDoc,
   'knowledgeBaseId' | 'fileName' | 'key' | 'contentType' | 'status' | 'creatorUserId'
 > &
-  Partial<Pick<KbFileDoc, 'parseStrategyOverride' | 'customInstructions' | 'externalFileUrl' | 'sizeBytes'>>;
+  Partial<
+    Pick<
+      KbFileDoc,
+      'parseStrategyOverride' | 'customInstructions' | 'externalFileUrl' | 'sizeBytes' | 'uploadKey'
+    >
+  >;
 
 /** Files of one organization's knowledge bases. Deleted ones (deletedAt set) are invisible except to the purge. */
 export class KbFilesRepository extends TenantRepository {

@@ -1,6 +1,6 @@
 import { WORKFLOWS, workflowIds, type IngestFileWorkflow, type PurgeKnowledgeWorkflow } from '@contracts';
 import type { RequestContext } from '@lib/auth/context';
-import { badRequest, conflict, notFound } from '@lib/errors';
+import { AppError, badRequest, conflict, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, type PageRequest } from '@lib/paging';
 import { findOrCreate } from '@lib/db/duplicate-key';
@@ -13,6 +13,7 @@ import {
   objectKey,
   UPLOAD_URL_SECONDS,
   UPLOAD_WAIT_MS,
+  uploadKeyOf,
   type ObjectStore,
 } from './object-store';
 import { lookup } from 'mime-types';
@@ -32,6 +33,8 @@ export interface UploadUrlBody {
   parseStrategyOverride?: ParseStrategy;
   customInstructions?: string;
   externalFileUrl?: string;
+  /** The upload's exact length, when the client knows it: the URL is then signed for that length only. */
+  sizeBytes?: number;
 }
 
 /** Why a file of this name and type cannot be uploaded, or null. */
@@ -53,6 +56,7 @@ export class KbFilesService {
     private readonly access: KbAccess,
     private readonly temporal: TemporalDeps,
     private readonly objects: ObjectStore,
+    private readonly maxFileBytes: number,
   ) {}
 
   private files(ctx: RequestContext) {
@@ -88,15 +92,24 @@ export class KbFilesService {
     const fileName = body.fileName.trim();
     const problem = uploadTypeProblem(fileName, body.contentType);
     if (problem) throw badRequest(problem);
+    if (body.sizeBytes !== undefined && body.sizeBytes > this.maxFileBytes)
+      throw new AppError(
+        400,
+        'file_too_large',
+        `sizeBytes ${body.sizeBytes} is over the ${this.maxFileBytes} bytes a file may have (KB_MAX_FILE_BYTES)`,
+      );
     const fileId = newId('kbf');
     const key = objectKey(ctx.organizationId, knowledgeBaseId, fileId, fileName);
+    // The upload has its own key: the ingestion moves the bytes to `key` (see takeUpload).
+    const uploadKey = uploadKeyOf(key);
     // The URL first: a record whose URL could not be made would wait for bytes that cannot come.
-    const uploadUrl = await this.objects.uploadUrl(key, body.contentType);
+    const uploadUrl = await this.objects.uploadUrl(uploadKey, body.contentType, body.sizeBytes);
     const downloadLink = body.createDownloadLink ? await this.objects.downloadUrl(key, fileName) : undefined;
     const file = await this.files(ctx).create(fileId, {
       knowledgeBaseId,
       fileName,
       key,
+      uploadKey,
       contentType: body.contentType,
       status: 'WAITING-UPLOAD',
       creatorUserId: ctx.userId,

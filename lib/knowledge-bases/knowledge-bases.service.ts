@@ -6,7 +6,8 @@ import {
 } from '@contracts';
 import type { AgentsService } from '@lib/agents/agents.service';
 import type { RequestContext } from '@lib/auth/context';
-import { badRequest, forbidden, notFound } from '@lib/errors';
+import { ROLE_CAPABILITIES } from '@lib/auth/roles';
+import { AppError, badRequest, forbidden, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
@@ -151,13 +152,22 @@ export class KnowledgeBasesService {
     return { message: 'the knowledge base and its files are being deleted', knowledgeBaseId };
   }
 
-  /** Copies a knowledge base to another organization where the caller is admin or owner. */
+  /**
+   * Copies a knowledge base to another organization where the caller may manage knowledge bases. Only a user
+   * session crosses organizations: an API key, an assume-role token or an app session belongs to the one
+   * organization it was made in, so it is refused before the destination is even looked at.
+   */
   async copyToOrganization(ctx: RequestContext, knowledgeBaseId: string, toOrganizationId: string) {
     await this.access.readable(ctx, knowledgeBaseId);
-    if (ctx.via === 'assume_role') throw forbidden('assume-role tokens cannot copy to another organization');
+    if (ctx.via !== 'session')
+      throw new AppError(
+        403,
+        'session_required',
+        'copying to another organization needs a signed-in user session: an API key or token belongs to one organization',
+      );
     const member = await this.repos.tenant(toOrganizationId).members.get(ctx.userId);
     if (!member) throw notFound('destination organization');
-    if (member.role !== 'admin' && member.role !== 'owner')
+    if (!ROLE_CAPABILITIES[member.role].has('knowledge_bases.manage'))
       throw forbidden('copying needs the admin or owner role in the destination organization');
     const messageId = newId('msg');
     await startIdempotent<CopyKnowledgeBaseWorkflow>(this.temporal, WORKFLOWS.copyKnowledgeBase, {

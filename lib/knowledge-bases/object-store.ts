@@ -28,13 +28,23 @@ export class ObjectStore {
     private readonly bucket: string,
   ) {}
 
-  /** A PUT URL bound to the content type: a different Content-Type header fails the signature. */
-  uploadUrl(key: string, contentType: string) {
-    const cmd = new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType });
-    // content-type is signed (not left as a query parameter), so the store refuses any other type.
+  /**
+   * A PUT URL bound to the content type, and to the length when the client declared it: a different
+   * Content-Type or Content-Length header fails the signature.
+   */
+  uploadUrl(key: string, contentType: string, sizeBytes?: number) {
+    const cmd = new PutObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ContentType: contentType,
+      ...(sizeBytes === undefined ? {} : { ContentLength: sizeBytes }),
+    });
+    // Signed headers (not left as query parameters), so the store refuses any other type or length.
     return getSignedUrl(this.signer, cmd, {
       expiresIn: UPLOAD_URL_SECONDS,
-      signableHeaders: new Set(['content-type']),
+      signableHeaders: new Set(
+        sizeBytes === undefined ? ['content-type'] : ['content-type', 'content-length'],
+      ),
     });
   }
 
@@ -104,4 +114,9 @@ export class ObjectStore {
 export function objectKey(organizationId: string, knowledgeBaseId: string, fileId: string, fileName: string) {
   const safe = fileName.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-120) || 'file';
   return `kb/${organizationId}/${knowledgeBaseId}/${fileId}/${safe}`;
+}
+
+/** Where a file's upload URL writes: apart from `key`, so no upload replaces bytes the ingestion took. */
+export function uploadKeyOf(key: string) {
+  return `kb-uploads/${key.replace(/^kb\//, '')}`;
 }

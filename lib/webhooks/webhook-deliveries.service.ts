@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { WorkflowIdReusePolicy } from '@temporalio/client';
 import {
   WORKFLOWS,
@@ -12,6 +11,7 @@ import { newId } from '@lib/ids';
 import type { Logger } from '@lib/logger';
 import type { Repositories } from '@lib/repositories';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
+import { contentDigest, eventDeliveryId, unsignedDeliveryId } from './delivery-ids';
 import type { WebhookRateLimiter } from './rate-limit';
 import { verifySignature } from './signature';
 
@@ -36,13 +36,11 @@ export interface IncomingDelivery {
   queryParams: Record<string, unknown>;
 }
 
-const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
-
 /**
  * Accepts deliveries to `POST …/webhooks/{webhookId}/execute` (no authentication unless the webhook asks for
  * signatures). A delivery is accepted once its workflow has started: that start is the durable record, so an
- * answered delivery is never lost, and its id derives from the sender's event id, so a delivery sent again
- * starts nothing.
+ * answered delivery is never lost, and its id derives from the sender's event id (with the content, unless the
+ * webhook checks signatures), so a delivery sent again starts nothing.
  */
 export class WebhookDeliveriesService {
   constructor(
@@ -63,9 +61,10 @@ export class WebhookDeliveriesService {
       const v = incoming.headers[name];
       return Array.isArray(v) ? v.join(', ') : v;
     };
-    if (webhook.signatureVerification && webhook.signingSecret)
+    const signed = Boolean(webhook.signatureVerification && webhook.signingSecret);
+    if (signed)
       verifySignature(
-        webhook.signingSecret,
+        webhook.signingSecret!,
         {
           id: header('webhook-id'),
           timestamp: header('webhook-timestamp'),
@@ -77,7 +76,18 @@ export class WebhookDeliveriesService {
     await this.limiter.take(webhookId, webhook.rateLimitPerMinute ?? this.settings.ratePerMinute);
 
     const eventId = header('webhook-id') || header('idempotency-key') || null;
-    const deliveryId = eventId ? `whd_${digest(`${webhookId}\n${eventId}`)}` : newId('whd');
+    let deliveryId: string;
+    if (!eventId) deliveryId = newId('whd');
+    else if (signed) deliveryId = eventDeliveryId(webhookId, eventId);
+    else {
+      const content = contentDigest(incoming.body, incoming.queryParams);
+      const legacyId = eventDeliveryId(webhookId, eventId);
+      if (await this.takenUnderEventId(organizationId, webhookId, legacyId, content)) {
+        await webhooks.noteDuplicate(legacyId, webhookId);
+        return { duplicate: true, deliveryId: legacyId };
+      }
+      deliveryId = unsignedDeliveryId(webhookId, eventId, content);
+    }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(incoming.headers))
       if (value !== undefined && !HIDDEN_HEADERS.has(name))
@@ -122,5 +132,26 @@ export class WebhookDeliveriesService {
     }
     if (alreadyStarted) await webhooks.noteDuplicate(deliveryId, webhookId);
     return { duplicate: alreadyStarted, deliveryId };
+  }
+
+  /**
+   * Whether this unsigned content was taken under its event id alone: deliveries accepted before the id took the
+   * content in (and any signed one) were recorded as `eventDeliveryId`. The same content there is the same
+   * delivery, so a sender's retry across the change runs nothing twice. A record whose request is not stored yet
+   * (its workflow has not run) cannot be compared: the event id was taken, so it counts as taken. Only signed
+   * deliveries write such ids now, so a stranger cannot make one. This lookup can go once Temporal's retention
+   * period has passed since the change (REJECT_DUPLICATE never held longer).
+   */
+  private async takenUnderEventId(
+    organizationId: string,
+    webhookId: string,
+    legacyId: string,
+    content: string,
+  ): Promise<boolean> {
+    const record = await this.repos.tenant(organizationId).webhooks.getDelivery(webhookId, legacyId);
+    if (!record) return false;
+    if (!record.requestJson) return true;
+    const request = JSON.parse(record.requestJson) as Pick<WebhookRequest, 'body' | 'queryParams'>;
+    return contentDigest(request.body, request.queryParams) === content;
   }
 }

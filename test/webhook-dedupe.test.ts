@@ -1,0 +1,152 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { workflowIds } from '@contracts';
+import { contentDigest, eventDeliveryId, unsignedDeliveryId } from '@lib/webhooks/delivery-ids';
+import { sign } from '@lib/webhooks/signature';
+import { createRunnableChain } from './helpers/chains';
+import { as, type TestOrg } from './helpers/org';
+import { eventually } from './helpers/wait';
+import { useWorkerAndOrg } from './helpers/worker';
+import type { TestEnv } from './helpers/env';
+
+interface DeliveryItem {
+  deliveryId: string;
+  eventId: string | null;
+  duplicates: number;
+}
+
+// Issue 32, item 7: an unsigned delivery's event id is the caller's choice, so it cannot alone decide that a
+// delivery was already taken.
+describe('webhook deliveries: unsigned ones deduplicate on the event id and the content', function () {
+  this.timeout(300_000);
+  const suite = useWorkerAndOrg('Webhook Dedupe Org');
+
+  async function webhookWithChain(env: TestEnv, org: TestOrg, webhook: Record<string, unknown> = {}) {
+    const chain = await createRunnableChain(env, org, [
+      {
+        stepOrder: 1,
+        instructions: 'Handle {{input.message}}',
+        inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+        outputSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+      },
+    ]);
+    chain.answer({ content: '{"ok": true}' });
+    const created = await as(env, org.owner.token)
+      .post(org.path('/webhooks'), { name: 'Payments', ...webhook })
+      .expect(201);
+    const webhookId = created.body.webhookId as string;
+    await as(env, org.owner.token)
+      .post(org.path(`/webhooks/${webhookId}/handlers`), {
+        handlerType: 'action-chain',
+        actionChainId: chain.chainId,
+        instructions: 'Handle the event',
+        inputMapping: { message: '{{body.text}}' },
+      })
+      .expect(201);
+    const messages = async () => {
+      const runs = await as(env, org.owner.token)
+        .get(org.path(`/chains/${chain.chainId}/runs?limit=100`))
+        .expect(200);
+      const items = runs.body.items as Array<{ status: string; state: { input: { message: string } } }>;
+      return items.filter((r) => r.status === 'success').map((r) => r.state.input.message);
+    };
+    const log = async () =>
+      (
+        await as(env, org.admin.token)
+          .get(org.path(`/webhooks/${webhookId}/deliveries`))
+          .expect(200)
+      ).body.items as DeliveryItem[];
+    return { webhookId, signingSecret: created.body.signingSecret as string | undefined, messages, log };
+  }
+
+  it('runs the real delivery after a stranger sent its event id first, and still runs a retry once', async () => {
+    const { env, org } = suite;
+    const { webhookId, messages, log } = await webhookWithChain(env, org);
+    const send = (text: string) =>
+      request(env.app)
+        .post(org.path(`/webhooks/${webhookId}/execute`))
+        .set('Idempotency-Key', 'evt_paid_7')
+        .send({ text })
+        .expect(200, {});
+    await send('forged first');
+    await send('the real payment');
+    await send('the real payment'); // the sender's retry
+    const ran = await eventually(async () => {
+      const done = await messages();
+      return done.length === 2 && done;
+    }, 120_000);
+    expect(ran.sort()).to.deep.equal(['forged first', 'the real payment']);
+    const deliveries = await log();
+    expect(deliveries).to.have.length(2);
+    expect(deliveries.map((d) => d.eventId)).to.deep.equal(['evt_paid_7', 'evt_paid_7']);
+    expect(deliveries.map((d) => d.duplicates).sort()).to.deep.equal([0, 1]);
+  });
+
+  it('keeps deliveries recorded under the event id alone deduplicated, with the same content only', async () => {
+    const { env, org } = suite;
+    const { webhookId, messages, log } = await webhookWithChain(env, org);
+    // A delivery accepted before the content was part of the id, as its workflow recorded it.
+    const legacyId = eventDeliveryId(webhookId, 'evt_before');
+    await env.deps.repos.tenant(org.organizationId).webhooks.recordDelivery(legacyId, {
+      webhookId,
+      eventId: 'evt_before',
+      receivedAt: new Date(),
+      requestJson: JSON.stringify({
+        body: { text: 'before the change' },
+        headers: {},
+        method: 'POST',
+        path: `/orgs/${org.organizationId}/webhooks/${webhookId}/execute`,
+        queryParams: {},
+        pathParams: { organizationId: org.organizationId, webhookId },
+      }),
+    });
+    const send = (text: string) =>
+      request(env.app)
+        .post(org.path(`/webhooks/${webhookId}/execute`))
+        .set('webhook-id', 'evt_before')
+        .send({ text })
+        .expect(200, {});
+    await send('before the change'); // the sender's retry, after the change
+    expect((await log()).find((d) => d.deliveryId === legacyId)).to.include({ duplicates: 1 });
+    const retryId = unsignedDeliveryId(
+      webhookId,
+      'evt_before',
+      contentDigest({ text: 'before the change' }, {}),
+    );
+    const notStarted = await env.deps.temporal.client.workflow
+      .getHandle(workflowIds.webhookDelivery(org.organizationId, webhookId, retryId))
+      .describe()
+      .then(
+        () => 'started',
+        (err: Error) => err.name,
+      );
+    expect(notStarted).to.equal('WorkflowNotFoundError');
+    await send('something else under the same id');
+    await eventually(async () => (await messages()).length === 1, 120_000);
+    expect(await messages()).to.deep.equal(['something else under the same id']);
+  });
+
+  it('deduplicates signed deliveries on the event id: only the secret holder can send it', async () => {
+    const { env, org } = suite;
+    const { webhookId, signingSecret, messages, log } = await webhookWithChain(env, org, {
+      signatureVerification: true,
+    });
+    const send = (text: string) => {
+      const body = JSON.stringify({ text });
+      const now = String(Math.floor(Date.now() / 1000));
+      return request(env.app)
+        .post(org.path(`/webhooks/${webhookId}/execute`))
+        .set('content-type', 'application/json')
+        .set('webhook-id', 'msg_signed')
+        .set('webhook-timestamp', now)
+        .set('webhook-signature', `v1,${sign(signingSecret!, 'msg_signed', now, body)}`)
+        .send(body)
+        .expect(200, {});
+    };
+    await send('signed once');
+    await send('signed again, other body');
+    expect((await log()).map((d) => d.duplicates)).to.deep.equal([1]);
+    await eventually(async () => (await messages()).length === 1, 120_000);
+    expect(await messages()).to.deep.equal(['signed once']);
+  });
+});
