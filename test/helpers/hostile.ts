@@ -69,11 +69,12 @@ export async function startHostileStack(
   const env = { ...base, app: api.url as unknown as TestEnv['app'] };
   const bystander = await createTestOrg(base, 'Bystander Org');
   const { agentId, model } = await createTestAgent(base, bystander.organizationId);
-  base.llm.on({ model }, (body) => ({ content: `Still here: ${String(body.messages.at(-1)?.content)}` }));
   const pid = worker.pid;
 
   /** One turn of the bystander, start to stored reply. */
   const bystanderTurn = async (text: string) => {
+    // Scripted per turn: the suite's root hook makes the scripted model forget its rules after every test.
+    base.llm.on({ model }, (body) => ({ content: `Still here: ${String(body.messages.at(-1)?.content)}` }));
     const res = await as(env, bystander.owner.token)
       .post(bystander.path('/conversations'), { agentId, message: text })
       .expect(201);
