@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { createTestAgent } from './agents';
 import { startApiProcess, type ApiProcess } from './api-process';
 import type { TestEnv } from './env';
+import { lastUserText } from './llm';
 import { as, createTestOrg, type TestOrg } from './org';
 import { eventually } from './wait';
 import { startWorkerProcess, stopProcess } from './worker-process';
@@ -74,7 +75,7 @@ export async function startHostileStack(
   /** One turn of the bystander, start to stored reply. */
   const bystanderTurn = async (text: string) => {
     // Scripted per turn: the suite's root hook makes the scripted model forget its rules after every test.
-    base.llm.on({ model }, (body) => ({ content: `Still here: ${String(body.messages.at(-1)?.content)}` }));
+    base.llm.on({ model }, (body) => ({ content: `Still here: ${lastUserText(body)}` }));
     const res = await as(env, bystander.owner.token)
       .post(bystander.path('/conversations'), { agentId, message: text })
       .expect(201);
