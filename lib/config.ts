@@ -158,6 +158,9 @@ const schema = z.object({
   CHAIN_FANOUT_BATCH: z.coerce.number().int().positive().max(1000).default(250),
   /** Elements of one fan-out step that run at the same time. */
   CHAIN_FANOUT_CONCURRENCY: z.coerce.number().int().positive().max(100).default(8),
+  /** The most elements one fan-out step runs over: a longer array is a 400 at POST …/run when the input holds it,
+   * else the step (and the run) fails before any element runs. */
+  CHAIN_FANOUT_MAX: z.coerce.number().int().positive().max(100_000).default(1000),
 
   /** The largest webhook delivery body (413 beyond; it is kept in the delivery's workflow history). */
   WEBHOOK_BODY_LIMIT: z.string().default('256kb'),
@@ -301,6 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       model: c.CHAIN_MODEL,
       fanOutBatch: c.CHAIN_FANOUT_BATCH,
       fanOutConcurrency: c.CHAIN_FANOUT_CONCURRENCY,
+      fanOutMax: c.CHAIN_FANOUT_MAX,
     },
     artifacts: {
       maxBytes: c.ARTIFACT_MAX_BYTES,

@@ -66,6 +66,7 @@ export interface ServiceDeps {
     | 'maxConcurrentTurnsPerOrg'
     | 'credits'
     | 'chainGeneration'
+    | 'chains'
     | 'artifacts'
     | 'webhooks'
     | 'publicBaseUrl'
@@ -96,7 +97,7 @@ export function createServices(deps: ServiceDeps) {
     config.maxConcurrentTurnsPerOrg,
   );
   const chains = new ChainsService(repos);
-  const chainRuns = new ChainRunsService(repos, temporal, chains);
+  const chainRuns = new ChainRunsService(repos, temporal, chains, config.chains.fanOutMax);
   const workflows = deps.workflows ?? new ChainWorkflowCatalog(repos, chainRuns);
   const credits = new CreditsService(repos, config.credits, deps.metrics);
   const tables = new TablesService(repos, config.tableQueryTimeoutMs);

@@ -19,6 +19,7 @@ import {
 import type { ChainDoc, StepDoc } from '@lib/chains/chain.schema';
 import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
 import { derivedRunId, type ChainRunsService } from '@lib/chains/chain-runs.service';
+import { fanOutTooLarge } from '@lib/chains/fan-out-limit';
 import { runPlan } from '@lib/chains/run-plan';
 import { AppError, InsufficientCreditsError } from '@lib/errors';
 import type { StepOutcome } from '@lib/chains/chain-run.schema';
@@ -450,6 +451,9 @@ export function createChainActivities(deps: ChainActivityDeps) {
     if (step.forEachElement) {
       const selection = selectElements(step.forEachElement, state);
       if (!selection.ok) return failed(selection.problem);
+      // Over the ceiling the step fails before any element is stored or asked: none of it is billed.
+      if (selection.elements.length > deps.chains.fanOutMax)
+        return failed(fanOutTooLarge(step.forEachElement, selection.elements.length, deps.chains.fanOutMax));
       const runs = run.tenant.chainRuns;
       const fingerprint = createHash('sha256').update(JSON.stringify(selection.elements)).digest('hex');
       // Outputs of an earlier attempt over the same elements are kept (a resumed fan-out runs the rest);
