@@ -63,6 +63,7 @@ export interface ServiceDeps {
   config: Pick<
     Config,
     | 'tableQueryTimeoutMs'
+    | 'tablePageMaxBytes'
     | 'maxConcurrentTurnsPerOrg'
     | 'credits'
     | 'chainGeneration'
@@ -100,7 +101,7 @@ export function createServices(deps: ServiceDeps) {
   const chainRuns = new ChainRunsService(repos, temporal, chains, config.chains.fanOutMax);
   const workflows = deps.workflows ?? new ChainWorkflowCatalog(repos, chainRuns);
   const credits = new CreditsService(repos, config.credits, deps.metrics);
-  const tables = new TablesService(repos, config.tableQueryTimeoutMs);
+  const tables = new TablesService(repos, config.tableQueryTimeoutMs, config.tablePageMaxBytes);
   const kbFiles = new KbFilesService(repos, kbAccess, temporal, deps.objects);
   const artifactAccess = new ArtifactAccess(repos, access);
   const versions = new ArtifactVersions(repos, deps.objects, config.artifacts.maxBytes);

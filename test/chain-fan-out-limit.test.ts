@@ -6,15 +6,19 @@ import { as, createTestOrg, type TestOrg } from './helpers/org';
 import { eventually } from './helpers/wait';
 import { startTestWorker } from './helpers/worker';
 
+const STATE_MAX = 64 * 1024;
+
 // CHAIN_FANOUT_MAX (1000 by default, as in the test stack): a fan-out step runs over at most that many elements.
-describe('chain fan-out ceiling (CHAIN_FANOUT_MAX)', function () {
+// CHAIN_STATE_MAX_BYTES: a run's state, and one element's output, stay far below a database document's 16 MB.
+describe('chain fan-out ceiling (CHAIN_FANOUT_MAX) and state size (CHAIN_STATE_MAX_BYTES)', function () {
   this.timeout(300_000);
   const suite = {} as { env: TestEnv; org: TestOrg };
   let worker: Awaited<ReturnType<typeof startTestWorker>>;
   before(async () => {
     suite.env = await testEnv();
-    // More elements at a time than the default 8: the run at the ceiling asks the model 1000 times.
-    const chains = { ...suite.env.config.chains, fanOutConcurrency: 32 };
+    // More elements at a time than the default 8: the run at the ceiling asks the model 1000 times. A run's state
+    // may hold 64 KB here (CHAIN_STATE_MAX_BYTES; 8 MB by default), so a test answer can go over it.
+    const chains = { ...suite.env.config.chains, fanOutConcurrency: 32, stateMaxBytes: STATE_MAX };
     worker = await startTestWorker({ config: { ...suite.env.config, chains } });
   });
   after(async () => {
@@ -134,5 +138,61 @@ describe('chain fan-out ceiling (CHAIN_FANOUT_MAX)', function () {
     const summary = await env.deps.services.credits.summary(org.organizationId);
     expect(summary.recentUsage).to.have.length(0);
     expect(summary.balance).to.equal(env.config.credits.startingBalance);
+  });
+
+  it("fails the step whose answer would make the run's state larger than CHAIN_STATE_MAX_BYTES", async () => {
+    const { env, org } = suite;
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, name: 'big', instructions: 'Big', outputSchema: obj({ text: str }) },
+      { stepOrder: 2, name: 'after', instructions: 'After' },
+    ]);
+    chain.answer({ content: JSON.stringify({ text: 'x'.repeat(STATE_MAX) }) });
+    const { runId } = await startRun(env, org, chain.chainId, { payload: {} });
+    const run = await finished(env, org, chain.chainId, runId);
+    expect(run.status).to.equal('failed');
+    expect(run.statusMessage).to.match(
+      /^step 1 \(big\) failed: the run's state would hold \d+ bytes; at most 65536 \(CHAIN_STATE_MAX_BYTES\)$/,
+    );
+    expect(run.state).to.deep.equal({ input: {} });
+    // The call that was made is paid for; the next step never ran.
+    expect(chain.calls()).to.have.length(1);
+    expect((await env.deps.services.credits.summary(org.organizationId)).recentUsage).to.have.length(1);
+  });
+
+  it('fails a fan-out whose element output, or whose outputs together, would be over CHAIN_STATE_MAX_BYTES', async () => {
+    const { env, org } = suite;
+    const step = { stepOrder: 1, name: 'each', forEachElement: '$.input.sizes', instructions: '{{element}}' };
+    const chain = await createRunnableChain(env, org, [step]);
+    chain.answer((body) => ({ content: 'y'.repeat(Number(userText(body))) }));
+    const one = await startRun(env, org, chain.chainId, { payload: { sizes: [10, STATE_MAX + 10] } });
+    const tooLarge = await finished(env, org, chain.chainId, one.runId);
+    expect(tooLarge.status).to.equal('failed');
+    expect(tooLarge.statusMessage).to.match(
+      /^step 1 \(each\) failed: element 1: the element's output would hold \d+ bytes; at most 65536 \(CHAIN_STATE_MAX_BYTES\)$/,
+    );
+    const quarter = Math.floor(STATE_MAX / 4);
+    const all = await startRun(env, org, chain.chainId, {
+      payload: { sizes: [quarter, quarter, quarter, quarter] },
+    });
+    const together = await finished(env, org, chain.chainId, all.runId);
+    expect(together.status).to.equal('failed');
+    expect(together.statusMessage).to.match(/^step 1 \(each\) failed: the run's state would hold \d+ bytes/);
+  });
+
+  it('does not keep a model answer nested deeper than 32 levels in the state', async () => {
+    const { env, org } = suite;
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, name: 'deep', instructions: 'Deep', outputSchema: obj({ doc: { type: 'object' } }) },
+    ]);
+    let doc: unknown = 'leaf';
+    for (let i = 0; i < 40; i++) doc = { a: doc };
+    chain.answer({ content: JSON.stringify({ doc }) });
+    const { runId } = await startRun(env, org, chain.chainId, { payload: {} });
+    const run = await finished(env, org, chain.chainId, runId);
+    expect(run.status).to.equal('failed');
+    expect(run.statusMessage).to.equal(
+      'step 1 (deep) failed: the answer did not fit the output schema after 3 attempts: the answer nests deeper than 32 levels',
+    );
+    expect(run.state).to.deep.equal({ input: {} });
   });
 });
