@@ -169,6 +169,8 @@ const schema = z.object({
   CHAIN_FANOUT_MAX: z.coerce.number().int().positive().max(100_000).default(1000),
   /** The most a chain run's state (its JSON) or one fan-out element's output may hold: the step that would make it
    * larger fails. Below the database's 16 MB per document. */
+  /** Objects and arrays the step schemas of one request may hold together (each is compiled into code). */
+  CHAIN_SCHEMA_MAX_NODES: z.coerce.number().int().positive().max(100_000).default(2000),
   CHAIN_STATE_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -321,6 +323,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       fanOutConcurrency: c.CHAIN_FANOUT_CONCURRENCY,
       fanOutMax: c.CHAIN_FANOUT_MAX,
       stateMaxBytes: c.CHAIN_STATE_MAX_BYTES,
+      schemaMaxNodes: c.CHAIN_SCHEMA_MAX_NODES,
     },
     artifacts: {
       maxBytes: c.ARTIFACT_MAX_BYTES,

@@ -14,3 +14,16 @@ export function jsonDepth(value: unknown, stopAt = Infinity): number {
   }
   return max;
 }
+
+/** How many objects and arrays a parsed JSON value holds (counting stops once past `stopAt`). */
+export function jsonNodes(value: unknown, stopAt = Infinity): number {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length && count <= stopAt) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    count++;
+    for (const child of Object.values(node)) stack.push(child);
+  }
+  return count;
+}

@@ -97,7 +97,7 @@ export function createServices(deps: ServiceDeps) {
     outbound,
     config.maxConcurrentTurnsPerOrg,
   );
-  const chains = new ChainsService(repos);
+  const chains = new ChainsService(repos, config.chains.schemaMaxNodes);
   const chainRuns = new ChainRunsService(repos, temporal, chains, config.chains.fanOutMax);
   const workflows = deps.workflows ?? new ChainWorkflowCatalog(repos, chainRuns);
   const credits = new CreditsService(repos, config.credits, deps.metrics);

@@ -28,10 +28,7 @@ describe('deep and wide JSON is bounded where it is kept', function () {
     const webhook = await as(env, org.owner.token).post(org.path('/webhooks'), { name: 'Deep' }).expect(201);
     const execute = org.path(`/webhooks/${webhook.body.webhookId as string}/execute`);
     for (const body of [{ doc: nest(33) }, [nest(32)]]) {
-      const res = await request(env.app)
-        .post(execute)
-        .send(body)
-        .expect(400);
+      const res = await request(env.app).post(execute).send(body).expect(400);
       expect(res.body.error.message).to.equal('the request body nests deeper than 32 levels');
     }
     const text = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
@@ -109,5 +106,42 @@ describe('deep and wide JSON is bounded where it is kept', function () {
     );
     expect(err).to.include({ status: 400, code: 'page_too_large' });
     expect((err as Error).message).to.contain('TABLE_PAGE_MAX_BYTES');
+  });
+
+  it('refuses step schemas holding more than CHAIN_SCHEMA_MAX_NODES objects and arrays together', async () => {
+    const max = env.config.chains.schemaMaxNodes;
+    expect(max).to.equal(2000);
+    // {type, properties: {p0: {type}, …}}: the schema, its properties map, one node per property.
+    const schema = (properties: number) => ({
+      type: 'object',
+      properties: Object.fromEntries(
+        Array.from({ length: properties }, (_, i) => [`p${i}`, { type: 'string' }]),
+      ),
+    });
+    const chain = (steps: object[]) =>
+      as(env, org.owner.token).post(org.path('/chains'), {
+        name: 'Schemas',
+        description: 'x',
+        llmInstructions: 'x',
+        steps,
+      });
+    const half = max / 2 - 2;
+    const fits = [
+      { stepOrder: 1, inputSchema: schema(half) },
+      { stepOrder: 2, outputSchema: schema(half) },
+    ];
+    const created = await chain(fits).expect(201);
+    const over = await chain([...fits, { stepOrder: 3, outputSchema: schema(1) }]).expect(400);
+    expect(over.body.error.message).to.contain(
+      `more than ${max} objects and arrays together (CHAIN_SCHEMA_MAX_NODES)`,
+    );
+    const steps = org.path(`/chains/${created.body.actionChainId as string}/steps`);
+    const one = await as(env, org.owner.token)
+      .post(steps, { stepOrder: 3, outputSchema: schema(3) })
+      .expect(201);
+    const wideStep = await as(env, org.owner.token)
+      .put(`${steps}/${one.body.stepId as string}`, { stepOrder: 3, outputSchema: schema(max) })
+      .expect(400);
+    expect(wideStep.body.error.message).to.contain('CHAIN_SCHEMA_MAX_NODES');
   });
 });
