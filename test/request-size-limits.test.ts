@@ -59,7 +59,7 @@ function sample(raw: Schema | undefined): unknown {
       return Array.from({ length: (s.minItems as number) ?? 0 }, () => sample(s.items));
     case 'integer':
     case 'number':
-      return (s.minimum) ?? 1;
+      return s.minimum ?? 1;
     case 'boolean':
       return false;
     case 'string':
