@@ -55,6 +55,8 @@ async function main() {
     OPENAI_BASE_URL: llm.baseURL,
     OPENAI_API_KEY: llm.apiKey,
     TEMPORAL_TASK_QUEUE: `bench-chains-${randomBytes(4).toString('hex')}`,
+    // The bench's largest fan-out is over the default ceiling (1000).
+    CHAIN_FANOUT_MAX: String(Math.max(1000, ...FANOUTS)),
   });
   const deps = await createDeps(config, { logger: createLogger('silent') });
   const worker = await startTestWorker({ config });

@@ -139,6 +139,12 @@ const schema = z.object({
   VALIDATE_RESPONSES: bool,
   JSON_BODY_LIMIT: z.string().default('1mb'),
   TABLE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  /** Stored row data one page of rows may hold (400 page_too_large beyond: ask for fewer rows). */
+  TABLE_PAGE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(32 * 1024 * 1024),
   /** The largest content one artifact version may have (bytes). */
   ARTIFACT_MAX_BYTES: z.coerce
     .number()
@@ -169,6 +175,19 @@ const schema = z.object({
   CHAIN_FANOUT_BATCH: z.coerce.number().int().positive().max(1000).default(250),
   /** Elements of one fan-out step that run at the same time. */
   CHAIN_FANOUT_CONCURRENCY: z.coerce.number().int().positive().max(100).default(8),
+  /** The most elements one fan-out step runs over: a longer array is a 400 at POST …/run when the input holds it,
+   * else the step (and the run) fails before any element runs. */
+  CHAIN_FANOUT_MAX: z.coerce.number().int().positive().max(100_000).default(1000),
+  /** The most a chain run's state (its JSON) or one fan-out element's output may hold: the step that would make it
+   * larger fails. Below the database's 16 MB per document. */
+  /** Objects and arrays the step schemas of one request may hold together (each is compiled into code). */
+  CHAIN_SCHEMA_MAX_NODES: z.coerce.number().int().positive().max(100_000).default(2000),
+  CHAIN_STATE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(15 * 1024 * 1024)
+    .default(8 * 1024 * 1024),
 
   /** The largest webhook delivery body (413 beyond; it is kept in the delivery's workflow history). */
   WEBHOOK_BODY_LIMIT: z.string().default('256kb'),
@@ -328,11 +347,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     validateResponses: c.VALIDATE_RESPONSES ?? false,
     jsonBodyLimit: c.JSON_BODY_LIMIT,
     tableQueryTimeoutMs: c.TABLE_QUERY_TIMEOUT_MS,
+    tablePageMaxBytes: c.TABLE_PAGE_MAX_BYTES,
     maxConcurrentTurnsPerOrg: c.MAX_CONCURRENT_TURNS_PER_ORG,
     chains: {
       model: c.CHAIN_MODEL,
       fanOutBatch: c.CHAIN_FANOUT_BATCH,
       fanOutConcurrency: c.CHAIN_FANOUT_CONCURRENCY,
+      fanOutMax: c.CHAIN_FANOUT_MAX,
+      stateMaxBytes: c.CHAIN_STATE_MAX_BYTES,
+      schemaMaxNodes: c.CHAIN_SCHEMA_MAX_NODES,
     },
     artifacts: {
       maxBytes: c.ARTIFACT_MAX_BYTES,

@@ -63,9 +63,11 @@ export interface ServiceDeps {
   config: Pick<
     Config,
     | 'tableQueryTimeoutMs'
+    | 'tablePageMaxBytes'
     | 'maxConcurrentTurnsPerOrg'
     | 'credits'
     | 'chainGeneration'
+    | 'chains'
     | 'artifacts'
     | 'webhooks'
     | 'publicBaseUrl'
@@ -97,11 +99,11 @@ export function createServices(deps: ServiceDeps) {
     outbound,
     config.maxConcurrentTurnsPerOrg,
   );
-  const chains = new ChainsService(repos);
-  const chainRuns = new ChainRunsService(repos, temporal, chains);
+  const chains = new ChainsService(repos, config.chains.schemaMaxNodes);
+  const chainRuns = new ChainRunsService(repos, temporal, chains, config.chains.fanOutMax);
   const workflows = deps.workflows ?? new ChainWorkflowCatalog(repos, chainRuns);
   const credits = new CreditsService(repos, config.credits, deps.metrics);
-  const tables = new TablesService(repos, config.tableQueryTimeoutMs);
+  const tables = new TablesService(repos, config.tableQueryTimeoutMs, config.tablePageMaxBytes);
   const kbFiles = new KbFilesService(repos, kbAccess, temporal, deps.objects, config.kb.maxFileBytes);
   const artifactAccess = new ArtifactAccess(repos, access);
   const versions = new ArtifactVersions(repos, deps.objects, config.artifacts.maxBytes);

@@ -19,6 +19,7 @@ import {
 import type { ChainDoc, StepDoc } from '@lib/chains/chain.schema';
 import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
 import { derivedRunId, type ChainRunsService } from '@lib/chains/chain-runs.service';
+import { fanOutTooLarge } from '@lib/chains/fan-out-limit';
 import { runPlan } from '@lib/chains/run-plan';
 import { AppError, InsufficientCreditsError } from '@lib/errors';
 import type { StepOutcome } from '@lib/chains/chain-run.schema';
@@ -294,6 +295,19 @@ export function createChainActivities(deps: ChainActivityDeps) {
     return answer;
   }
 
+  /** Fails the step (for good) when `json` is over CHAIN_STATE_MAX_BYTES: the run's document could not hold it. */
+  function checkStateSize(json: string, what: string) {
+    const max = deps.chains.stateMaxBytes;
+    // A UTF-8 byte is at least one UTF-16 unit: only long strings need counting.
+    if (json.length * 3 <= max) return;
+    const bytes = Buffer.byteLength(json);
+    if (bytes > max)
+      throw ApplicationFailure.nonRetryable(
+        `${what} would hold ${bytes} bytes; at most ${max} (CHAIN_STATE_MAX_BYTES)`,
+        FAILURES.chainStepFailed,
+      );
+  }
+
   /** Records a step's success with its new state, unless failAfterRunningIf holds over that state. */
   async function succeed(input: ChainStepInput, run: StepRun, fields: State, modelCalls: number) {
     const state = { ...run.state, ...fields };
@@ -329,6 +343,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
     };
     const runs = run.tenant.chainRuns;
     const stateJson = state && JSON.stringify(state);
+    if (stateJson) checkStateSize(stateJson, "the run's state");
     const saved = await runs.recordStep(input.runId, input.generation, result, stateJson, snapshot.version);
     if (!saved) {
       executions.delete(input);
@@ -366,6 +381,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
     const { step, snapshot } = run;
     const state = { ...run.state, ...fields };
     const stateJson = JSON.stringify(state);
+    checkStateSize(stateJson, "the run's state");
     const unwritten: UnwrittenStep = {
       stepId: step._id,
       stepOrder: step.stepOrder,
@@ -450,6 +466,9 @@ export function createChainActivities(deps: ChainActivityDeps) {
     if (step.forEachElement) {
       const selection = selectElements(step.forEachElement, state);
       if (!selection.ok) return failed(selection.problem);
+      // Over the ceiling the step fails before any element is stored or asked: none of it is billed.
+      if (selection.elements.length > deps.chains.fanOutMax)
+        return failed(fanOutTooLarge(step.forEachElement, selection.elements.length, deps.chains.fanOutMax));
       const runs = run.tenant.chainRuns;
       const fingerprint = createHash('sha256').update(JSON.stringify(selection.elements)).digest('hex');
       // Outputs of an earlier attempt over the same elements are kept (a resumed fan-out runs the rest);
@@ -596,10 +615,19 @@ export function createChainActivities(deps: ChainActivityDeps) {
         value: JSON.parse(element.elementJson),
         index: input.index,
       });
+      const outputJson = JSON.stringify(answer.value ?? null);
+      // The call was made: it is paid for even when its answer is too large to keep.
+      const paid = bill(input, answer.usage);
+      try {
+        checkStateSize(outputJson, "the element's output");
+      } catch (err) {
+        await paid;
+        throw err;
+      }
       await Promise.all([
-        bill(input, answer.usage),
+        paid,
         runs.putElementOutput(input.runId, input.stepId, input.index, {
-          outputJson: JSON.stringify(answer.value ?? null),
+          outputJson,
           modelCalls: answer.modelCalls,
         }),
       ]);

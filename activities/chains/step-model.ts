@@ -4,6 +4,7 @@ import type OpenAI from 'openai';
 import type { ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
 import { FAILURES, type ChatMessage, type ChatToolCall, type ModelTool } from '@contracts';
 import { validatorFor } from '@lib/chains/step-fields';
+import { jsonDepth, MAX_JSON_DEPTH } from '@lib/json-depth';
 import { isReasoningModel } from '@lib/llm';
 import { classify, toOpenAiMessages } from '../llm-stream';
 
@@ -141,6 +142,11 @@ async function answer(
       value = JSON.parse(content);
     } catch {
       problems = 'the answer is not JSON';
+    }
+    // The state is re-rendered (instructions, JSONPath, the run's view) by code that recurses into it.
+    if (value !== undefined && jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+      problems = `the answer nests deeper than ${MAX_JSON_DEPTH} levels`;
+      value = undefined;
     }
     if (value !== undefined) {
       if (validate(value)) return { value, modelCalls, usage };

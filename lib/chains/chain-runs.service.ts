@@ -12,6 +12,7 @@ import type { TriggerType } from './chain-run.schema';
 import type { ChainRun } from './chain-runs.repository';
 import type { ChainOrderField } from './chains.repository';
 import type { ChainsService } from './chains.service';
+import { refuseLongFanOut } from './fan-out-limit';
 import { runPlan } from './run-plan';
 import { firstStep, validatorFor } from './step-fields';
 import { toRunView } from './views';
@@ -38,6 +39,9 @@ export interface StartRun {
   retriedByCaller?: boolean;
 }
 
+/** Runs whose starter waits for the answer: an input that fans out too wide is a 400 for them. */
+const REFUSED_AT_START: readonly TriggerType[] = ['api', 'app', 'agent'];
+
 /** A run id derived from a business key (a trigger's delivery, a tool call): a retry finds the same run. */
 export function derivedRunId(key: string): string {
   return `run_${createHash('sha256').update(key).digest('base64url').slice(0, 22)}`;
@@ -49,6 +53,8 @@ export class ChainRunsService {
     private readonly repos: Repositories,
     private readonly temporal: TemporalDeps,
     private readonly chains: ChainsService,
+    /** CHAIN_FANOUT_MAX (its default unless given) */
+    private readonly fanOutMax = 1000,
   ) {}
 
   private runs(organizationId: string) {
@@ -105,6 +111,16 @@ export class ChainRunsService {
     ]);
     this.checkOnlyStep(steps, start.onlyStep);
     this.checkInput(steps, start.payload);
+    // A caller who waits for the answer (the API, an app, an agent's tool call) hears at once that the input
+    // fans out too wide; a trigger's run fails at that step instead, where its runs are looked at.
+    if (REFUSED_AT_START.includes(start.triggerType)) {
+      const planned = new Set(runPlan(steps, {}, start.onlyStep).steps.map((s) => s.stepId));
+      refuseLongFanOut(
+        steps.filter((s) => planned.has(s._id)),
+        start.payload,
+        this.fanOutMax,
+      );
+    }
     const runId = start.runId ?? newId('run');
     const create = () =>
       this.runs(organizationId).create({

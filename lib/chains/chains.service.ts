@@ -5,7 +5,7 @@ import { page, parseOrderBy, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
 import type { ChainDoc, StepDoc } from './chain.schema';
 import type { ChainFields, ChainOrderField, StepFields } from './chains.repository';
-import { checkFileInput, stepFieldsFromBody, type StepBody } from './step-fields';
+import { checkFileInput, checkSchemaSize, stepFieldsFromBody, type StepBody } from './step-fields';
 import { toChainView, toStepView } from './views';
 
 export interface ChainBody extends Omit<ChainFields, 'inputType'> {
@@ -19,7 +19,11 @@ export interface ChainBody extends Omit<ChainFields, 'inputType'> {
  * "workflow": schedule and ETL handlers, app manifests and `reassignWorkflowsTo` name chains by their id.
  */
 export class ChainsService {
-  constructor(private readonly repos: Repositories) {}
+  constructor(
+    private readonly repos: Repositories,
+    /** CHAIN_SCHEMA_MAX_NODES (its default unless given) */
+    private readonly schemaMaxNodes = 2000,
+  ) {}
 
   private repo(ctx: { organizationId: string }) {
     return this.repos.tenant(ctx.organizationId).chains;
@@ -50,6 +54,7 @@ export class ChainsService {
 
   async create(ctx: RequestContext, body: ChainBody) {
     const inputType = body.inputType ?? 'json';
+    checkSchemaSize(body.steps ?? [], this.schemaMaxNodes);
     const steps = (body.steps ?? []).map(stepFieldsFromBody);
     checkFileInput(inputType, steps);
     const actionChainId = newId('chn');
@@ -68,6 +73,7 @@ export class ChainsService {
     await this.chain(ctx, actionChainId);
     const inputType = body.inputType ?? 'json';
     const tenant = this.repos.tenant(ctx.organizationId);
+    checkSchemaSize(body.steps ?? [], this.schemaMaxNodes);
     const newSteps = body.steps?.map(stepFieldsFromBody);
     checkFileInput(inputType, newSteps ?? (await tenant.chains.listSteps(actionChainId)));
     const chain = await tenant.chains.update(actionChainId, {
@@ -128,6 +134,7 @@ export class ChainsService {
 
   async createStep(ctx: RequestContext, actionChainId: string, body: StepBody) {
     const chain = await this.chain(ctx, actionChainId);
+    checkSchemaSize([body], this.schemaMaxNodes);
     const fields = stepFieldsFromBody(body);
     await this.checkWith(ctx, chain, null, fields);
     const step = await this.repo(ctx).createStep(actionChainId, newId('stp'), fields);
@@ -137,6 +144,7 @@ export class ChainsService {
 
   async updateStep(ctx: RequestContext, actionChainId: string, stepId: string, body: StepBody) {
     const chain = await this.chain(ctx, actionChainId);
+    checkSchemaSize([body], this.schemaMaxNodes);
     const fields = stepFieldsFromBody(body);
     await this.checkWith(ctx, chain, stepId, fields);
     const step = await this.repo(ctx).replaceStep(actionChainId, stepId, fields);

@@ -1,5 +1,6 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import { badRequest } from '@lib/errors';
+import { jsonNodes } from '@lib/json-depth';
 import type { StepFields } from './chains.repository';
 import { expressionProblem, pathProblem, templateProblem } from './expressions';
 
@@ -53,6 +54,24 @@ function schemaProblem(key: string, schema: Record<string, unknown>): string | n
   } catch (err) {
     return (err as Error).message;
   }
+}
+
+/**
+ * 400 when the input and output schemas of the steps of one request hold more than `max` objects and arrays
+ * together: each is compiled into code (Ajv) on the API's event loop, a fraction of a millisecond per node, so a
+ * megabyte of schemas would hold every request up for seconds.
+ */
+export function checkSchemaSize(bodies: readonly StepBody[], max: number): void {
+  let nodes = 0;
+  for (const body of bodies)
+    for (const schema of [body.inputSchema, body.outputSchema]) {
+      if (schema) nodes += jsonNodes(schema, max - nodes);
+      if (nodes > max)
+        throw badRequest(
+          `the steps' inputSchema and outputSchema hold more than ${max} objects and arrays together ` +
+            '(CHAIN_SCHEMA_MAX_NODES); make them smaller',
+        );
+    }
 }
 
 const GUARDS = ['runIf', 'failBeforeRunningIf', 'failAfterRunningIf'] as const;

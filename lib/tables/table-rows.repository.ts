@@ -1,4 +1,4 @@
-import type { mongo } from 'mongoose';
+import { mongo } from 'mongoose';
 import type { Database } from '@lib/db/connection';
 import { isDuplicateKey } from '@lib/db/duplicate-key';
 import { AppError } from '@lib/errors';
@@ -9,6 +9,30 @@ import { tableRowCounterModel, type TableRowCounterDoc } from './table-row-count
 const NAMESPACE_NOT_FOUND = 26;
 const NAMESPACE_EXISTS = 48;
 const MAX_TIME_MS_EXPIRED = 50;
+
+/**
+ * A page's rows, read one driver batch at a time, refused (400 page_too_large) once they hold more than
+ * `maxBytes` of stored data: 1000 rows of a megabyte each would otherwise be read and answered whole.
+ */
+async function readWithin(cursor: mongo.FindCursor<StoredRow>, maxBytes: number): Promise<StoredRow[]> {
+  const rows: StoredRow[] = [];
+  let bytes = 0;
+  try {
+    for await (const row of cursor.batchSize(100)) {
+      bytes += mongo.BSON.calculateObjectSize(row);
+      if (bytes > maxBytes)
+        throw new AppError(
+          400,
+          'page_too_large',
+          `the page's rows hold more than ${maxBytes} bytes (TABLE_PAGE_MAX_BYTES); ask for fewer rows (limit)`,
+        );
+      rows.push(row);
+    }
+  } finally {
+    await cursor.close();
+  }
+  return rows;
+}
 
 /** Only scalar fields are indexed: jsonb is stored as (possibly long) JSON text nobody ranges over. */
 const isIndexed = (field: TableFieldDoc) => field.type !== 'jsonb';
@@ -91,12 +115,13 @@ export class TableRowsRepository {
   async list(
     filter: mongo.Filter<StoredRow>,
     sort: SortSpec,
-    opts: { offset: number; limit: number; maxTimeMS: number },
+    opts: { offset: number; limit: number; maxTimeMS: number; maxBytes: number },
   ) {
     try {
       const { maxTimeMS } = opts;
+      const cursor = this.rows.find(filter, { sort, skip: opts.offset, limit: opts.limit, maxTimeMS });
       const [items, total] = await Promise.all([
-        this.rows.find(filter, { sort, skip: opts.offset, limit: opts.limit, maxTimeMS }).toArray(),
+        readWithin(cursor, opts.maxBytes),
         this.rows.countDocuments(filter, { maxTimeMS }),
       ]);
       return { items, total };

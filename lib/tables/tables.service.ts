@@ -51,6 +51,8 @@ export class TablesService {
     private readonly repos: Repositories,
     /** How long one row query may run (MongoDB maxTimeMS). */
     private readonly queryTimeoutMs: number,
+    /** How much stored row data one page may hold (TABLE_PAGE_MAX_BYTES; its default unless given). */
+    private readonly pageMaxBytes = 32 * 1024 * 1024,
   ) {}
 
   private defs(caller: TableCaller) {
@@ -118,6 +120,7 @@ export class TablesService {
       offset: query.offset,
       limit: query.limit,
       maxTimeMS: this.queryTimeoutMs,
+      maxBytes: this.pageMaxBytes,
     });
     const rows = new RowChecker(table.fields);
     return page(

@@ -39,6 +39,7 @@ export const httpRequestTool: ToolSpec<HttpRequestConfig> = {
       methods: {
         type: 'array',
         minItems: 1,
+        maxItems: 6,
         uniqueItems: true,
         items: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] },
         default: ['GET'],
