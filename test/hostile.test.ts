@@ -1,12 +1,15 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import nodemailer from 'nodemailer';
+import request from 'supertest';
 import { workflowIds, type InboundEmailResult } from '@contracts';
 import { messageKeyOf } from '@lib/email-agents/mime';
 import { freePort } from './helpers/api-process';
+import { createRunnableChain, type Run } from './helpers/chains';
 import { testEnv } from './helpers/env';
 import { startHostileStack, type HostileStack } from './helpers/hostile';
 import { createKb, settled, uploadFile } from './helpers/kb';
+import { eventually } from './helpers/wait';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
 
 /*
@@ -55,6 +58,57 @@ describe('hostile input never takes the service down', function () {
       );
       expect(res.status).to.equal(400);
       expect(res.body.error.message).to.match(/filePattern/);
+    });
+  });
+
+  describe('fan-out', () => {
+    const items = (n: number) => Array.from({ length: n }, () => 0);
+    const fanOutChain = async () => {
+      const chain = await createRunnableChain(stack.env, attacker, [
+        { stepOrder: 1, name: 'each', forEachElement: '$.input.items', instructions: 'Item {{element}}' },
+      ]);
+      chain.answer({ content: 'ok' });
+      return chain;
+    };
+
+    it('refuses a run whose payload holds 20,000 elements to fan out over (400 fanout_too_large)', async () => {
+      const chain = await fanOutChain();
+      const res = await stack.survives(() =>
+        api(attacker.chat.token).post(attacker.path(`/chains/${chain.chainId}/run`), {
+          payload: { items: items(20_000) },
+        }),
+      );
+      expect(res.status).to.equal(400);
+      expect(res.body.error.code).to.equal('fanout_too_large');
+      expect(chain.calls()).to.have.length(0);
+    });
+
+    it('fails the run of an anonymous webhook delivery of 120,000 elements before any model call', async () => {
+      const chain = await fanOutChain();
+      const webhook = await api().post(attacker.path('/webhooks'), { name: 'Bulk' }).expect(201);
+      const webhookId = webhook.body.webhookId as string;
+      await api()
+        .post(attacker.path(`/webhooks/${webhookId}/handlers`), {
+          handlerType: 'action-chain',
+          actionChainId: chain.chainId,
+          instructions: 'Handle it',
+        })
+        .expect(201);
+      const run = await stack.survives(async () => {
+        await request(stack.api.url)
+          .post(attacker.path(`/webhooks/${webhookId}/execute`))
+          .send({ items: items(120_000) })
+          .expect(200);
+        return eventually(async () => {
+          const runs = await api()
+            .get(attacker.path(`/chains/${chain.chainId}/runs`))
+            .expect(200);
+          const [first] = runs.body.items as Run[];
+          return first?.status === 'failed' && first;
+        }, 300_000);
+      });
+      expect(run.statusMessage).to.contain('120000 elements').and.contain('CHAIN_FANOUT_MAX');
+      expect(chain.calls()).to.have.length(0);
     });
   });
 
