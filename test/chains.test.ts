@@ -104,6 +104,10 @@ describe('action chains: chains, steps and attachments', function () {
     await refused({ outputSchema: { type: 'object' } }, 'must have properties');
     await refused({ inputSchema: { type: 'object', properties: { a: { type: 'nope' } } } }, 'inputSchema');
     await refused({ outputSchema: { type: 'object', properties: { input: { type: 'string' } } } }, "'input'");
+    // Schema patterns run on a linear-time engine, which cannot run backreferences or lookarounds.
+    const pattern = (p: string) => ({ type: 'object', properties: { a: { type: 'string', pattern: p } } });
+    await refused({ outputSchema: pattern('(a)\\1') }, 'cannot be matched in linear time');
+    await refused({ inputSchema: pattern('^(?=x)') }, 'cannot be matched in linear time');
     const both = await admin().post(steps, { stepOrder: 1, runIf: '(', forEachElement: 'x' }).expect(400);
     expect(both.body.error.details).to.have.length(2);
     // the schema itself refuses what is not a step

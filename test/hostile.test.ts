@@ -59,6 +59,21 @@ describe('hostile input never takes the service down', function () {
       expect(res.status).to.equal(400);
       expect(res.body.error.message).to.match(/filePattern/);
     });
+    it("matches a step schema's catastrophic pattern against a long payload in linear time", async () => {
+      const chain = await createRunnableChain(stack.env, attacker, [
+        {
+          stepOrder: 1,
+          inputSchema: { type: 'object', properties: { message: { type: 'string', pattern: '^(a+)+$' } } },
+        },
+      ]);
+      const res = await stack.survives(() =>
+        api(attacker.chat.token).post(attacker.path(`/chains/${chain.chainId}/run`), {
+          payload: { message: `${'a'.repeat(100_000)}!` },
+        }),
+      );
+      expect(res.status).to.equal(400);
+      expect(res.body.error.message).to.contain('must match pattern');
+    });
   });
 
   describe('fan-out', () => {

@@ -1,4 +1,5 @@
 import Ajv, { type ErrorObject } from 'ajv';
+import { tenantAjv } from './tenant-ajv';
 
 export const REASONING_LEVELS = ['none', 'low', 'medium', 'high'] as const;
 
@@ -92,7 +93,7 @@ export function stepSchemaProblems(key: string, schema: Record<string, unknown>)
     problems.push(`${key} must have "properties": an object naming at least one field`);
   try {
     // A fresh instance per schema: a schema's own `$id` must not collide with an earlier answer's.
-    new Ajv({ allErrors: true, strict: false }).compile(schema);
+    tenantAjv().compile(schema);
   } catch (err) {
     problems.push(`${key} is not a valid JSON Schema: ${(err as Error).message}`);
   }

@@ -1,8 +1,9 @@
-import Ajv, { type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { badRequest } from '@lib/errors';
 import { jsonNodes } from '@lib/json-depth';
 import type { StepFields } from './chains.repository';
 import { expressionProblem, pathProblem, templateProblem } from './expressions';
+import { tenantAjv } from './tenant-ajv';
 
 /** A step as the API takes it (validated for shape by openapi.yaml). */
 export interface StepBody {
@@ -25,9 +26,7 @@ export interface StepBody {
 /** The properties a file chain's input carries (a file of a knowledge base). */
 export const FILE_INPUT_PROPERTIES = ['fileId', 'knowledgeBaseId', 'fileName'] as const;
 
-// User schemas may use any draft-07 keyword; unknown keywords are tolerated, an uncompilable schema is not. Each
-// schema gets an Ajv of its own: two schemas may declare the same `$id`.
-const newAjv = () => new Ajv({ allErrors: true, strict: false });
+// An uncompilable schema is refused. Each schema gets an Ajv of its own: two schemas may declare the same `$id`.
 const validators = new Map<string, ValidateFunction>();
 
 /** The validator of a stored schema, compiled once per distinct schema (a fan-out validates thousands). */
@@ -35,7 +34,7 @@ export function validatorFor(schemaJson: string): ValidateFunction {
   let validate = validators.get(schemaJson);
   if (!validate) {
     if (validators.size >= 200) validators.clear();
-    validate = newAjv().compile(JSON.parse(schemaJson) as object);
+    validate = tenantAjv().compile(JSON.parse(schemaJson) as object);
     validators.set(schemaJson, validate);
   }
   return validate;
@@ -49,7 +48,7 @@ function schemaProblem(key: string, schema: Record<string, unknown>): string | n
   if (key === 'outputSchema' && 'input' in props)
     return "must not have a property named 'input' (the chain's input keeps that name in the state)";
   try {
-    newAjv().compile(schema);
+    tenantAjv().compile(schema);
     return null;
   } catch (err) {
     return (err as Error).message;

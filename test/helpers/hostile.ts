@@ -35,6 +35,9 @@ export interface HostileStack {
   stop(): Promise<void>;
 }
 
+const rejectAfter = (ms: number, message: string) =>
+  new Promise<never>((_, reject) => setTimeout(() => reject(new Error(message)), ms).unref());
+
 /** Probes `/healthz` back to back until `stop()` resolves the record. */
 function watchHealth(url: string) {
   const record: HealthRecord = { probes: 0, misses: [] };
@@ -95,7 +98,11 @@ export async function startHostileStack(
     async survives(attack) {
       const stopWatching = watchHealth(api.url);
       try {
-        const [result] = await Promise.all([attack(), bystanderTurn(`hello ${Date.now()}`)]);
+        // The deadline only bounds how long a frozen service keeps a failing case waiting.
+        const [result] = await Promise.all([
+          Promise.race([attack(), rejectAfter(300_000, 'the attack got no answer')]),
+          bystanderTurn(`hello ${Date.now()}`),
+        ]);
         return result;
       } finally {
         const health = await stopWatching();
@@ -108,7 +115,10 @@ export async function startHostileStack(
       }
     },
     async stop() {
+      // A process whose event loop a failed case froze never handles SIGTERM.
+      const killLater = setTimeout(() => [api.child, worker].forEach((p) => p.kill('SIGKILL')), 30_000);
       await Promise.all([api.stop(), stopProcess(worker)]);
+      clearTimeout(killLater);
     },
   };
 }
