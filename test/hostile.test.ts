@@ -179,4 +179,68 @@ describe('hostile input never takes the service down', function () {
       expect(conversations.body.items).to.deep.equal([]);
     });
   });
+  describe('the smaller items', () => {
+    it('runs the real unsigned delivery after a stranger sent its event id first', async () => {
+      const chain = await createRunnableChain(stack.env, attacker, [
+        {
+          stepOrder: 1,
+          instructions: 'Handle {{input.message}}',
+          inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+        },
+      ]);
+      chain.answer({ content: 'handled' });
+      const webhook = await api().post(attacker.path('/webhooks'), { name: 'Payments' }).expect(201);
+      const webhookId = webhook.body.webhookId as string;
+      await api()
+        .post(attacker.path(`/webhooks/${webhookId}/handlers`), {
+          handlerType: 'action-chain',
+          actionChainId: chain.chainId,
+          instructions: 'Handle the event',
+          inputMapping: { message: '{{body.text}}' },
+        })
+        .expect(201);
+      const send = (text: string) =>
+        request(stack.api.url)
+          .post(attacker.path(`/webhooks/${webhookId}/execute`))
+          .set('webhook-id', 'evt_paid_1')
+          .send({ text })
+          .expect(200);
+      const handled = await stack.survives(async () => {
+        await send('forged first');
+        await send('the real payment');
+        return eventually(async () => {
+          const runs = await api()
+            .get(attacker.path(`/chains/${chain.chainId}/runs`))
+            .expect(200);
+          const done = (runs.body.items as Run[]).filter((r) => r.status === 'success');
+          return done.length === 2 && done.map((r) => (r.state.input as { message: string }).message);
+        }, 120_000);
+      });
+      expect(handled.sort()).to.deep.equal(['forged first', 'the real payment']);
+    });
+
+    it('refuses an upload URL for more bytes than a file may have (400 file_too_large)', async () => {
+      const kb = await createKb(stack.env, attacker);
+      const res = await stack.survives(() =>
+        api().post(attacker.path(`/knowledgebases/${kb}/files/upload-url`), {
+          fileName: 'huge.txt',
+          contentType: 'text/plain',
+          sizeBytes: 5 * 1024 ** 3,
+        }),
+      );
+      expect(res.status).to.equal(400);
+      expect(res.body.error.code).to.equal('file_too_large');
+    });
+
+    it('refuses a copy into another organization made with an API key (403 session_required)', async () => {
+      const kb = await createKb(stack.env, attacker);
+      const res = await stack.survives(() =>
+        api(attacker.apiKey).post(attacker.path(`/knowledgebases/${kb}/copy-to`), {
+          toOrganizationId: stack.bystander.organizationId,
+        }),
+      );
+      expect(res.status).to.equal(403);
+      expect(res.body.error.code).to.equal('session_required');
+    });
+  });
 });
