@@ -31,21 +31,21 @@ describe('withCrashMarker', () => {
   it('marks the attempt before the work and clears the mark after it, whether the work succeeds or throws', async () => {
     const { store, writes, current } = memoryStore();
     let seen: string | null = null;
-    expect(await attempt(1, () => withCrashMarker(store, async () => ((seen = current()), 'done')))).to.equal(
-      'done',
-    );
+    expect(
+      await attempt(1, () => withCrashMarker(store, () => Promise.resolve(((seen = current()), 'done')))),
+    ).to.equal('done');
     expect(seen).to.equal('ingest-org-file-1/run-1/7#1');
     const failed = await attempt(2, () =>
       withCrashMarker(store, () => Promise.reject(new Error('S3 is down'))),
     ).catch((err: Error) => err);
-    expect((failed as Error).message).to.equal('S3 is down');
+    expect(failed.message).to.equal('S3 is down');
     expect(writes).to.deep.equal(['ingest-org-file-1/run-1/7#1', null, 'ingest-org-file-1/run-1/7#2', null]);
   });
 
   it('refuses to run the work again when an earlier attempt of the same activity left its mark (its worker died)', async () => {
     const { store } = memoryStore('ingest-org-file-1/run-1/7#1');
     let ran = false;
-    const outcome = await attempt(2, () => withCrashMarker(store, async () => (ran = true))).catch(
+    const outcome = await attempt(2, () => withCrashMarker(store, () => Promise.resolve((ran = true)))).catch(
       (e: Error) => e,
     );
     expect(outcome).to.be.instanceOf(CrashedBefore);
@@ -60,7 +60,7 @@ describe('withCrashMarker', () => {
       'ingest-org-file-1/run-1/7#3',
     ]) {
       const { store } = memoryStore(marker);
-      expect(await attempt(3, () => withCrashMarker(store, async () => 'ran'))).to.equal('ran');
+      expect(await attempt(3, () => withCrashMarker(store, () => Promise.resolve('ran')))).to.equal('ran');
     }
   });
 });
