@@ -25,6 +25,11 @@ import { makePng, recordingVision, utf8 } from './parsing-fixtures';
 
 const vision = recordingVision();
 
+async function eventuallyTrue(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 600 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(check()).to.equal(true);
+}
+
 /** What a parse in the sandbox under `limits` ends with: the document, or the error it threw. */
 async function sandboxed(
   fileName: string,
@@ -192,5 +197,42 @@ describe('the parse sandbox', () => {
     const outage = new Error('connect ECONNREFUSED');
     const failing = Object.assign(() => Promise.reject(outage), { calls: [] });
     expect(await sandboxed('photo.png', await makePng(), {}, failing)).to.equal(outage);
+  });
+  it('parses at most KB_PARSE_CONCURRENCY files at once; the others wait for a free thread', async function () {
+    this.timeout(120_000);
+    const sandbox = new ParseSandbox(DEFAULT_PARSE_LIMITS, 1);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const seen: string[] = [];
+    const reader = Object.assign(
+      async ({ instructions }: { instructions?: string }) => {
+        seen.push(instructions ?? '');
+        if (instructions === 'first') await held;
+        return `read ${instructions}`;
+      },
+      { calls: [] },
+    );
+    const png = await makePng();
+    const parse = (name: string) =>
+      sandbox.parse({
+        fileName: `${name}.png`,
+        bytes: png,
+        strategy: 'auto',
+        vision: reader,
+        customInstructions: name,
+      });
+    const first = parse('first');
+    await eventuallyTrue(() => seen.length === 1);
+    const second = parse('second');
+    try {
+      // The second file waits for the first one's thread to end.
+      expect(sandbox.waiting).to.equal(1);
+      expect(seen).to.deep.equal(['first']);
+    } finally {
+      release();
+    }
+    expect((await first).segments[0]?.text).to.equal('read first');
+    expect((await second).segments[0]?.text).to.equal('read second');
+    expect(seen).to.deep.equal(['first', 'second']);
   });
 });

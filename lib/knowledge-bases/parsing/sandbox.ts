@@ -43,6 +43,11 @@ export class ParseSandbox {
     private readonly concurrency = 2,
   ) {}
 
+  /** Parses waiting for a free thread. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
   /** parseDocument in a thread of its own, under `limits`; throws what parseDocument would (ParseError…). */
   async parse(input: Omit<ParseInput, 'limits'>, signal?: AbortSignal): Promise<ParsedDocument> {
     if (this.running >= this.concurrency) await new Promise<void>((resolve) => this.queue.push(resolve));
