@@ -43,11 +43,11 @@ const schema = z.object({
     .positive()
     .default(100 * 1024 * 1024),
   // The budget of one file's parse (issue 32; lib/knowledge-bases/parsing/limits.ts says what each bounds).
-  /** Time a parse may work, not counting waits for the vision model (ms); the parse thread is stopped then. */
+  /** Time a parse may work, not counting waits for the vision model (ms); the parse process is killed then. */
   KB_PARSE_TIMEOUT_MS: z.coerce.number().int().positive().default(PARSE.timeoutMs),
-  /** V8 heap of the thread a file is parsed in (MB); a parse that needs more ends, the worker does not. */
+  /** V8 heap of the process a file is parsed in (MB); a parse that needs more ends, the worker does not. */
   KB_PARSE_MAX_HEAP_MB: z.coerce.number().int().min(32).default(PARSE.maxHeapMb),
-  /** Files parsed at once by one worker process (each in its own thread, up to KB_PARSE_MAX_HEAP_MB). */
+  /** Files parsed at once by one worker process (each in its own process, up to KB_PARSE_MAX_HEAP_MB). */
   KB_PARSE_CONCURRENCY: z.coerce.number().int().positive().max(64).default(2),
   /** Characters of text one file may yield. */
   KB_PARSE_MAX_TEXT_CHARS: z.coerce.number().int().positive().default(PARSE.maxTextChars),

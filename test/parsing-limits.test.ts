@@ -177,7 +177,7 @@ describe('the parse sandbox', () => {
     );
   });
 
-  it('calls the vision model from this thread and does not count its wait against the time limit', async function () {
+  it('calls the vision model from the worker and does not count its wait against the time limit', async function () {
     this.timeout(120_000);
     const slow = recordingVision('text on the photo');
     const reader: typeof slow = Object.assign(
@@ -198,7 +198,7 @@ describe('the parse sandbox', () => {
     const failing = Object.assign(() => Promise.reject(outage), { calls: [] });
     expect(await sandboxed('photo.png', await makePng(), {}, failing)).to.equal(outage);
   });
-  it('parses at most KB_PARSE_CONCURRENCY files at once; the others wait for a free thread', async function () {
+  it('parses at most KB_PARSE_CONCURRENCY files at once; the others wait for a free slot', async function () {
     this.timeout(120_000);
     const sandbox = new ParseSandbox(DEFAULT_PARSE_LIMITS, 1);
     let release!: () => void;

@@ -7,7 +7,7 @@ import { ParseError } from './types';
 export interface ParseLimits {
   /** Wall-clock time the parse may work, not counting the waits for the vision model. */
   timeoutMs: number;
-  /** V8 old-generation heap of the parse thread. */
+  /** V8 old-generation heap of the parse process. */
   maxHeapMb: number;
   /** Characters of text a file may yield (all segments together). */
   maxTextChars: number;

@@ -1,8 +1,8 @@
 import type { ParseLimits } from './limits';
 import type { ParsedDocument, ParseStrategy, VisionReader } from './types';
 
-/** Messages between the parse sandbox (sandbox.ts) and its thread (sandbox-thread.ts). */
-export type ToThread =
+/** Messages between the parse sandbox (sandbox.ts) and its child process (sandbox-child.ts), over IPC. */
+export type ToChild =
   | {
       type: 'parse';
       input: {
@@ -15,7 +15,7 @@ export type ToThread =
     }
   | { type: 'vision-reply'; id: number; text?: string; failed?: boolean };
 
-export type FromThread =
+export type FromChild =
   | { type: 'started' }
   | { type: 'vision'; id: number; request: Parameters<VisionReader>[0] }
   | { type: 'done'; doc: ParsedDocument }

@@ -1,6 +1,6 @@
-import { Worker } from 'node:worker_threads';
+import { fork } from 'node:child_process';
 import { LimitExceeded, limitExceeded, type ParseLimits } from './limits';
-import type { FromThread, ToThread } from './sandbox-protocol';
+import type { FromChild, ToChild } from './sandbox-protocol';
 import { ParseError, type ParsedDocument, type ParseInput, type VisionReader } from './types';
 
 /**
@@ -8,31 +8,25 @@ import { ParseError, type ParsedDocument, type ParseInput, type VisionReader } f
  * taking every other activity of the process with it).
  *
  * Design:
- * - Each file is parsed in a fresh worker thread (sandbox-thread.ts) with V8 `resourceLimits`: a parse that
- *   needs more than KB_PARSE_MAX_HEAP_MB ends that thread with ERR_WORKER_OUT_OF_MEMORY, never the process.
- *   A thread per file costs a thread start and the parsers' module loading (tens of ms from dist/); it also
- *   means no heap a hostile file filled is reused for the next one. KB_PARSE_CONCURRENCY threads run at once
- *   per process, so the worst case is that many times the heap limit.
- * - A wall-clock limit (KB_PARSE_TIMEOUT_MS) terminates the thread, which also stops a parser stuck in a
- *   synchronous loop (the old per-step timers in pdf.ts only fired when pdf.js yielded).
- * - Vision-model calls (images, scanned PDF pages) stay in this thread, where the LLM client, its credentials
- *   and the outbound guard live: the parse thread posts the image over its message port and waits for the text.
- *   Time spent waiting for the model does not count against KB_PARSE_TIMEOUT_MS (a long scan is legitimately
- *   slow there); the model calls have their own client timeouts and the activity's.
- * - What the heap limit does not see (ArrayBuffers inflated by zlib, canvas pixels) is bounded where it is made:
- *   zip-guard.ts before anything inflates, pdf-render.ts's page size.
- * The thread's code is evaluated from a string, as lib/embeddings/onnx-thread.ts does, so the same code runs
- * under tsx (tests register tsx in the thread) and from dist/ (plain require of the compiled entry).
+ * - Each file is parsed in a child process of its own (sandbox-child.ts) with `--max-old-space-size` set to
+ *   KB_PARSE_MAX_HEAP_MB: a parse that needs more aborts that process, never the worker. A worker thread with V8
+ *   `resourceLimits` was tried first: on Node 24 a thread that runs out of heap can abort the whole process while
+ *   its isolate is disposed (reproduced with a JSON of 3 million objects at a 128 MB limit), so the budget is a
+ *   process. A process per file costs its start (about 0.1 s from dist/, more under tsx) and the parsers' loading;
+ *   it also means no heap a hostile file filled is reused for the next. KB_PARSE_CONCURRENCY of them run at once
+ *   per worker, so the worst case is that many times the heap limit.
+ * - A wall-clock limit (KB_PARSE_TIMEOUT_MS) kills the process, which also stops a parser stuck in a synchronous
+ *   loop (the old per-step timers in pdf.ts only fired when pdf.js yielded).
+ * - Vision-model calls (images, scanned PDF pages) stay in the worker, where the LLM client, its credentials and
+ *   the outbound guard live: the child sends the image over IPC and waits for the text. Time spent waiting for the
+ *   model does not count against KB_PARSE_TIMEOUT_MS (a long scan is legitimately slow there); the model calls
+ *   have their own client timeouts and the activity's.
+ * - IPC uses the structured-clone serialization, so the file's bytes travel as bytes, not as JSON.
+ * The child runs the compiled sandbox-child.js from dist/, or sandbox-child.ts with tsx's require hook when this
+ * file itself runs as TypeScript (tests, `node --import tsx`).
  */
-const THREAD_SOURCE = `
-const { workerData } = require('node:worker_threads');
-if (workerData.tsx) require(workerData.tsx).register();
-require(workerData.entry);
-`;
-
-/** tsx's CommonJS hook when this file runs as TypeScript (tests, `node --import tsx`); nothing from dist/. */
-const TSX = __filename.endsWith('.ts') ? require.resolve('tsx/cjs/api') : undefined;
-const THREAD_ENTRY = require.resolve('./sandbox-thread');
+const CHILD_ENTRY = require.resolve('./sandbox-child');
+const TSX = __filename.endsWith('.ts') ? ['--require', require.resolve('tsx/cjs')] : [];
 
 export class ParseSandbox {
   private running = 0;
@@ -43,12 +37,12 @@ export class ParseSandbox {
     private readonly concurrency = 2,
   ) {}
 
-  /** Parses waiting for a free thread. */
+  /** Parses waiting for a free slot. */
   get waiting(): number {
     return this.queue.length;
   }
 
-  /** parseDocument in a thread of its own, under `limits`; throws what parseDocument would (ParseError…). */
+  /** parseDocument in a process of its own, under `limits`; throws what parseDocument would (ParseError…). */
   async parse(input: Omit<ParseInput, 'limits'>, signal?: AbortSignal): Promise<ParsedDocument> {
     if (this.running >= this.concurrency) await new Promise<void>((resolve) => this.queue.push(resolve));
     this.running++;
@@ -68,12 +62,10 @@ function runThread(
 ): Promise<ParsedDocument> {
   const { fileName } = input;
   return new Promise((resolve, reject) => {
-    const worker = new Worker(THREAD_SOURCE, {
-      eval: true,
-      // Not the parent's flags: `--import tsx` is registered above where needed, heap flags are set below.
-      execArgv: [],
-      workerData: { entry: THREAD_ENTRY, tsx: TSX },
-      resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb, maxYoungGenerationSizeMb: 16 },
+    const child = fork(CHILD_ENTRY, [], {
+      execArgv: [...TSX, `--max-old-space-size=${limits.maxHeapMb}`],
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let settled = false;
     let visionFailure: unknown;
@@ -83,7 +75,7 @@ function runThread(
       settled = true;
       clock.stop();
       signal?.removeEventListener('abort', onAbort);
-      void worker.terminate();
+      child.kill('SIGKILL');
       if (err === undefined) resolve(doc!);
       else reject(err instanceof Error ? err : new Error('parse failed', { cause: err }));
     };
@@ -96,7 +88,7 @@ function runThread(
 
     const answerVision = async (id: number, request: Parameters<VisionReader>[0]) => {
       if (visionPending++ === 0) clock.pause();
-      let reply: ToThread;
+      let reply: ToChild;
       try {
         reply = { type: 'vision-reply', id, text: await input.vision(request) };
       } catch (err) {
@@ -105,10 +97,10 @@ function runThread(
         reply = { type: 'vision-reply', id, failed: true };
       }
       if (--visionPending === 0) clock.resume();
-      if (!settled) worker.postMessage(reply);
+      if (!settled) child.send(reply);
     };
 
-    worker.on('message', (m: FromThread) => {
+    child.on('message', (m: FromChild) => {
       if (m.type === 'started') clock.resume();
       else if (m.type === 'vision') void answerVision(m.id, m.request);
       else if (m.type === 'done') finish(undefined, m.doc);
@@ -117,13 +109,14 @@ function runThread(
       else if (m.parseError) finish(new ParseError(m.message));
       else finish(new Error(`parsing ${fileName} failed: ${m.message}`));
     });
-    worker.on('error', (err: Error & { code?: string }) => {
-      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    child.on('error', (err) => finish(err));
+    child.on('exit', (code, signal) => {
+      // V8 aborts a process out of heap (SIGABRT, or 134 through a shell); anything else is not the file's doing.
+      if (signal === 'SIGABRT' || code === 134) {
         finish(limitExceeded('maxHeapMb', fileName, 'parsing it needed more memory than the limit', limits));
-      } else finish(err);
+      } else finish(new Error(`the parse process of ${fileName} exited (${signal ?? code})`));
     });
-    worker.on('exit', (code) => finish(new Error(`the parse thread of ${fileName} exited (${code})`)));
-    const message: ToThread = {
+    const message: ToChild = {
       type: 'parse',
       input: {
         fileName,
@@ -133,11 +126,11 @@ function runThread(
         limits,
       },
     };
-    worker.postMessage(message);
+    child.send(message);
   });
 }
 
-/** A countdown that runs only while the parse is working: from the thread's start of work (not its own start-up,
+/** A countdown that runs only while the parse is working: from the child's start of work (not its own start-up,
  * which under tsx compiles the parsers), paused while it waits for the vision model. */
 class WorkClock {
   private left: number;

@@ -1,18 +1,16 @@
-import { parentPort } from 'node:worker_threads';
 import { LimitExceeded } from './limits';
 import { parseDocument } from './parse';
-import type { FromThread, ToThread } from './sandbox-protocol';
+import type { FromChild, ToChild } from './sandbox-protocol';
 import { ParseError, type VisionReader } from './types';
 
-// The parse thread of sandbox.ts: one file, then the parent terminates it.
-const port = parentPort!;
-const post = (m: FromThread) => port.postMessage(m);
+// The parse process of sandbox.ts: one file, then the parent ends it.
+const post = (m: FromChild) => process.send!(m);
 
 let fileName = 'the file';
 let seq = 0;
 const pending = new Map<number, { resolve: (text: string) => void; reject: (err: Error) => void }>();
 
-/** The vision model, called by the parent thread; a failure's details stay there (sandbox.ts rethrows them). */
+/** The vision model, called by the parent process; a failure's details stay there (sandbox.ts rethrows them). */
 const vision: VisionReader = (request) =>
   new Promise((resolve, reject) => {
     const id = ++seq;
@@ -20,7 +18,7 @@ const vision: VisionReader = (request) =>
     post({ type: 'vision', id, request });
   });
 
-port.on('message', (m: ToThread) => {
+process.on('message', (m: ToChild) => {
   if (m.type === 'vision-reply') {
     const call = pending.get(m.id);
     pending.delete(m.id);
@@ -36,7 +34,7 @@ port.on('message', (m: ToThread) => {
   );
 });
 
-function failure(err: unknown): FromThread {
+function failure(err: unknown): FromChild {
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof LimitExceeded) return { type: 'failed', message, parseError: true, limit: err.limit };
   if (err instanceof ParseError) return { type: 'failed', message, parseError: true };
