@@ -14,7 +14,7 @@ import {
 import { createKb, settled, uploadFile } from './helpers/kb';
 import { as, createTestOrg } from './helpers/org';
 import { eventually } from './helpers/wait';
-import { startWorkerProcess, stopProcess } from './helpers/worker-process';
+import { childProcessEnv, spawnEntry, startWorkerProcess, stopProcess } from './helpers/worker-process';
 import { makePng } from './parsing-fixtures';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -48,11 +48,18 @@ describe('hostile files in a knowledge base (issue 32)', () => {
     this.timeout(600_000);
     const env = await testEnv();
     const org = await createTestOrg(env, 'Hostile Files Org');
-    const worker = startWorkerProcess(env);
+    // A smaller parse heap than the default, so that a file of a few MB can need more than it.
+    const worker = spawnEntry('worker/main.ts', { ...childProcessEnv(env), KB_PARSE_MAX_HEAP_MB: '64' });
     workers.push(worker);
     const pid = worker.pid;
     const kb = await createKb(env, org);
     const cases = [
+      {
+        name: 'objects.json',
+        bytes: '[' + '{"a":[]},'.repeat(1_500_000) + '1]',
+        type: 'application/json',
+        message: /KB_PARSE_MAX_HEAP_MB/,
+      },
       { name: 'bomb.docx', bytes: docxBomb(), type: DOCX, message: /KB_ZIP_MAX_RATIO/ },
       { name: 'laughs.docx', bytes: docxLaughs(), type: DOCX, message: /declares a DTD/ },
       { name: 'parts.docx', bytes: docxOfManyEntries(20_000), type: DOCX, message: /KB_ZIP_MAX_ENTRIES/ },

@@ -27,6 +27,9 @@ import { ParseError, type ParsedDocument, type ParseInput, type VisionReader } f
  */
 const CHILD_ENTRY = require.resolve('./sandbox-child');
 const TSX = __filename.endsWith('.ts') ? ['--require', require.resolve('tsx/cjs')] : [];
+const CHILD_ENV = Object.fromEntries(
+  ['PATH', 'TMPDIR', 'NODE_ENV'].flatMap((k) => (process.env[k] ? [[k, process.env[k]]] : [])),
+);
 
 export class ParseSandbox {
   private running = 0;
@@ -47,7 +50,7 @@ export class ParseSandbox {
     if (this.running >= this.concurrency) await new Promise<void>((resolve) => this.queue.push(resolve));
     this.running++;
     try {
-      return await runThread(input, this.limits, signal);
+      return await runChild(input, this.limits, signal);
     } finally {
       this.running--;
       this.queue.shift()?.();
@@ -55,7 +58,7 @@ export class ParseSandbox {
   }
 }
 
-function runThread(
+function runChild(
   input: Omit<ParseInput, 'limits'>,
   limits: ParseLimits,
   signal?: AbortSignal,
@@ -66,6 +69,9 @@ function runThread(
       execArgv: [...TSX, `--max-old-space-size=${limits.maxHeapMb}`],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      // Nothing of the worker's configuration (database, S3 and model credentials) in a process that reads
+      // hostile input.
+      env: CHILD_ENV,
     });
     let settled = false;
     let visionFailure: unknown;
@@ -97,7 +103,8 @@ function runThread(
         reply = { type: 'vision-reply', id, failed: true };
       }
       if (--visionPending === 0) clock.resume();
-      if (!settled) child.send(reply);
+      // A child that died meanwhile has closed the channel; its exit settles the parse.
+      if (!settled && child.connected) child.send(reply);
     };
 
     child.on('message', (m: FromChild) => {
@@ -110,11 +117,11 @@ function runThread(
       else finish(new Error(`parsing ${fileName} failed: ${m.message}`));
     });
     child.on('error', (err) => finish(err));
-    child.on('exit', (code, signal) => {
+    child.on('exit', (code, exitSignal) => {
       // V8 aborts a process out of heap (SIGABRT, or 134 through a shell); anything else is not the file's doing.
-      if (signal === 'SIGABRT' || code === 134) {
+      if (exitSignal === 'SIGABRT' || code === 134) {
         finish(limitExceeded('maxHeapMb', fileName, 'parsing it needed more memory than the limit', limits));
-      } else finish(new Error(`the parse process of ${fileName} exited (${signal ?? code})`));
+      } else finish(new Error(`the parse process of ${fileName} exited (${exitSignal ?? code})`));
     });
     const message: ToChild = {
       type: 'parse',
