@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { DEFAULT_PARSE_LIMITS as PARSE } from './knowledge-bases/parsing/limits';
 import type { VectorStoreSettings } from './vectors/create-vector-store';
 
 const bool = z
@@ -41,6 +42,22 @@ const schema = z.object({
     .int()
     .positive()
     .default(100 * 1024 * 1024),
+  // The budget of one file's parse (issue 32; lib/knowledge-bases/parsing/limits.ts says what each bounds).
+  /** Time a parse may work, not counting waits for the vision model (ms); the parse process is killed then. */
+  KB_PARSE_TIMEOUT_MS: z.coerce.number().int().positive().default(PARSE.timeoutMs),
+  /** V8 heap of the process a file is parsed in (MB); a parse that needs more ends, the worker does not. */
+  KB_PARSE_MAX_HEAP_MB: z.coerce.number().int().min(32).default(PARSE.maxHeapMb),
+  /** Files parsed at once by one worker process (each in its own process, up to KB_PARSE_MAX_HEAP_MB). */
+  KB_PARSE_CONCURRENCY: z.coerce.number().int().positive().max(64).default(2),
+  /** Characters of text one file may yield. */
+  KB_PARSE_MAX_TEXT_CHARS: z.coerce.number().int().positive().default(PARSE.maxTextChars),
+  KB_PDF_MAX_PAGES: z.coerce.number().int().positive().default(PARSE.maxPdfPages),
+  /** Nesting of elements in an XML file. */
+  KB_XML_MAX_DEPTH: z.coerce.number().int().positive().max(1000).default(PARSE.maxXmlDepth),
+  /** Entries, total declared uncompressed bytes and per-entry compression ratio of a zip container (DOCX). */
+  KB_ZIP_MAX_ENTRIES: z.coerce.number().int().positive().default(PARSE.maxZipEntries),
+  KB_ZIP_MAX_UNCOMPRESSED_BYTES: z.coerce.number().int().positive().default(PARSE.maxZipBytes),
+  KB_ZIP_MAX_RATIO: z.coerce.number().positive().default(PARSE.maxZipRatio),
   /** The vision-capable model that reads images (and PDF pages with parseStrategy llm-vision). */
   VISION_MODEL: z.string().min(1).default('gpt-4o-mini'),
   /** `local`: the in-process sentence-embedding model (the offline default); `openai`: the embeddings API. */
@@ -297,7 +314,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       forcePathStyle: c.S3_FORCE_PATH_STYLE ?? Boolean(c.S3_ENDPOINT),
       publicEndpoint: c.S3_PUBLIC_ENDPOINT,
     },
-    kb: { maxFileBytes: c.KB_MAX_FILE_BYTES, visionModel: c.VISION_MODEL },
+    kb: {
+      maxFileBytes: c.KB_MAX_FILE_BYTES,
+      visionModel: c.VISION_MODEL,
+      parseConcurrency: c.KB_PARSE_CONCURRENCY,
+      parse: {
+        timeoutMs: c.KB_PARSE_TIMEOUT_MS,
+        maxHeapMb: c.KB_PARSE_MAX_HEAP_MB,
+        maxTextChars: c.KB_PARSE_MAX_TEXT_CHARS,
+        maxPdfPages: c.KB_PDF_MAX_PAGES,
+        maxXmlDepth: c.KB_XML_MAX_DEPTH,
+        maxZipEntries: c.KB_ZIP_MAX_ENTRIES,
+        maxZipBytes: c.KB_ZIP_MAX_UNCOMPRESSED_BYTES,
+        maxZipRatio: c.KB_ZIP_MAX_RATIO,
+      },
+    },
     embeddings: {
       provider: c.EMBEDDINGS_PROVIDER,
       model: c.EMBEDDING_MODEL,

@@ -7,9 +7,16 @@ import { EmbeddingUnavailable } from '@lib/embeddings/openai';
 import type { KbFileDoc } from '@lib/knowledge-bases/kb-file.schema';
 import { ObjectTooLarge, uploadKeyOf, type ObjectStore } from '@lib/knowledge-bases/object-store';
 import { takeUpload } from '@lib/knowledge-bases/upload-take';
-import { chunkSegments, createVisionReader, ParseError, parseDocument } from '@lib/knowledge-bases/parsing';
+import {
+  chunkSegments,
+  createVisionReader,
+  ParseError,
+  ParseSandbox,
+  type ParseLimits,
+} from '@lib/knowledge-bases/parsing';
 import type { Logger } from '@lib/logger';
 import type { Repositories } from '@lib/repositories';
+import { CrashedBefore, withCrashMarker, type CrashMarkerStore } from '@lib/temporal/crash-marker';
 import type { VectorStore } from '@lib/vectors/vector-store';
 import { vectorId } from '@lib/vectors/ids';
 import { embeddingFromBuffer, embeddingToBuffer } from './embedding-buffer';
@@ -31,7 +38,7 @@ export interface IngestionDeps {
   vectors: VectorStore;
   llm: OpenAI;
   logger: Logger;
-  kb: { maxFileBytes: number; visionModel: string };
+  kb: { maxFileBytes: number; visionModel: string; parse: ParseLimits; parseConcurrency: number };
 }
 
 const superseded = () =>
@@ -49,6 +56,9 @@ async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
 }
 
 export function createIngestionActivities(deps: IngestionDeps) {
+  // One per process: KB_PARSE_CONCURRENCY parse threads at most, whatever the activity concurrency.
+  const sandbox = new ParseSandbox(deps.kb.parse, deps.kb.parseConcurrency);
+
   /** The file and its knowledge base while this run's generation is still wanted; else the run stops. */
   async function live(input: {
     organizationId: string;
@@ -76,6 +86,19 @@ export function createIngestionActivities(deps: IngestionDeps) {
     const tenant = deps.repos.tenant(input.organizationId);
     if (!(await tenant.kbFiles.setForGeneration(input.fileId, input.generation, fields))) throw superseded();
   }
+
+  /** The parse's crash marker on the file record; clearing it never fails the attempt (a superseded run has
+   * nothing left to clear). */
+  const parseMarker = (input: IngestFileInput, file: KbFileDoc): CrashMarkerStore => ({
+    read: () => Promise.resolve(file.parseAttempt ?? null),
+    write: async (marker) => {
+      if (marker) await set(input, { parseAttempt: marker });
+      else
+        await deps.repos
+          .tenant(input.organizationId)
+          .kbFiles.setForGeneration(input.fileId, input.generation, { parseAttempt: null });
+    },
+  });
 
   return {
     /** Whether the bytes are in the object store yet; takes them from the upload URL's key when they are. */
@@ -106,14 +129,19 @@ export function createIngestionActivities(deps: IngestionDeps) {
           throw err;
         }
         try {
-          const parsed = await parseDocument({
-            fileName: file.fileName,
-            bytes,
-            strategy: file.parseStrategyOverride ?? kb.parseStrategy,
-            customInstructions: file.customInstructions,
-            vision: createVisionReader(deps.llm, deps.kb.visionModel),
+          const { parsed, chunks } = await withCrashMarker(parseMarker(input, file), async () => {
+            const doc = await sandbox.parse(
+              {
+                fileName: file.fileName,
+                bytes,
+                strategy: file.parseStrategyOverride ?? kb.parseStrategy,
+                customInstructions: file.customInstructions,
+                vision: createVisionReader(deps.llm, deps.kb.visionModel),
+              },
+              Context.current().cancellationSignal,
+            );
+            return { parsed: doc, chunks: chunkSegments(doc.segments) };
           });
-          const chunks = chunkSegments(parsed.segments);
           if (!chunks.length) throw new ParseError('no text was found in the file');
           await tenant.kbChunks.put(input, chunks);
           // Vectors of an earlier generation go now: from here on the file is searchable only when READY.
@@ -125,6 +153,16 @@ export function createIngestionActivities(deps: IngestionDeps) {
           );
           return { chunkCount: chunks.length, pageCount: parsed.pageCount ?? null };
         } catch (err) {
+          if (err instanceof CrashedBefore) {
+            deps.logger.warn(
+              { organizationId: input.organizationId, fileId: input.fileId, attempt: err.attempt },
+              'a parse crashed its worker; the file ends in ERROR instead of being parsed again',
+            );
+            throw unparseable(
+              `parsing this file crashed the worker that parsed it (${err.message}); it is not parsed again ` +
+                'automatically, so that it cannot take down another: check the file, then reindex it to try once more',
+            );
+          }
           if (err instanceof ParseError) throw unparseable(err.message);
           throw err;
         }

@@ -39,6 +39,11 @@ export const kbFileSchema = new Schema(
     generation: { type: Number, default: 1 },
     /** When its bytes were first seen in the object store (reindex waits again only when they never came). */
     uploadedAt: { type: Date, default: null },
+    /**
+     * The parse attempt in progress (`<workflow>/<run>/<activity>#<attempt>`), cleared when it ends: left behind
+     * only by a worker that died parsing, which the next attempt reads as a poison pill (lib/temporal/crash-marker.ts).
+     */
+    parseAttempt: nullableString,
     /** Set when deletion was accepted (the file is gone for readers while a workflow removes its data). */
     deletedAt: { type: Date, default: null },
   },

@@ -1,3 +1,4 @@
+import type { ParseLimits, TextBudget } from './limits';
 import type { PdfMode } from './pdf';
 import { decodeText } from './text';
 import { ParseError, type ParsedDocument, type ParseStrategy, type VisionReader } from './types';
@@ -8,6 +9,9 @@ export interface FormatContext {
   strategy: ParseStrategy;
   vision: VisionReader;
   instructions?: string;
+  limits: ParseLimits;
+  /** What the format's text writer counts its output against. */
+  budget: TextBudget;
 }
 
 /**
@@ -23,12 +27,14 @@ export interface FormatSpec {
    * (besides what the MIME database maps to). */
   types: Readonly<Record<string, readonly string[]>>;
   kind: 'text' | 'binary-document' | 'paged' | 'image';
+  /** A zip-based format: checked by zip-guard.ts before its library inflates anything. */
+  container?: 'zip';
   parse(ctx: FormatContext): Promise<ParsedDocument>;
 }
 
 const whole = (text: string): ParsedDocument => ({ segments: text.trim() ? [{ text }] : [] });
 
-type ToText = (text: string, fileName: string) => string;
+type ToText = (text: string, fileName: string, ctx: FormatContext) => string;
 
 /** A text format: decoded, then turned into readable text by `toText` (except for the raw strategy). */
 function textFormat(name: string, types: Record<string, string[]>, toText: () => ToText): FormatSpec {
@@ -36,9 +42,9 @@ function textFormat(name: string, types: Record<string, string[]>, toText: () =>
     name,
     types,
     kind: 'text',
-    parse: ({ bytes, fileName, strategy }) => {
-      const text = decodeText(bytes, fileName);
-      return Promise.resolve(whole(strategy === 'raw' ? text : toText()(text, fileName)));
+    parse: (ctx) => {
+      const text = decodeText(ctx.bytes, ctx.fileName);
+      return Promise.resolve(whole(ctx.strategy === 'raw' ? text : toText()(text, ctx.fileName, ctx)));
     },
   };
 }
@@ -66,8 +72,15 @@ export const FORMATS: readonly FormatSpec[] = [
     name: 'PDF',
     types: { '.pdf': ['application/pdf', 'application/x-pdf'] },
     kind: 'paged',
-    parse: ({ bytes, fileName, strategy, vision, instructions }) =>
-      pdf().parsePdf(bytes, { fileName, mode: PDF_MODES[strategy], vision, instructions }),
+    parse: ({ bytes, fileName, strategy, vision, instructions, limits, budget }) =>
+      pdf().parsePdf(bytes, {
+        fileName,
+        mode: PDF_MODES[strategy],
+        vision,
+        instructions,
+        limits,
+        budget,
+      }),
   },
   {
     name: 'image',
@@ -105,6 +118,7 @@ export const FORMATS: readonly FormatSpec[] = [
     name: 'Word document',
     types: { '.docx': ['application/vnd.openxmlformats-officedocument.wordprocessingml.document'] },
     kind: 'binary-document',
+    container: 'zip',
     parse: async ({ bytes, fileName }) => whole(await documents().docxToText(bytes, fileName)),
   },
 ];

@@ -1,4 +1,5 @@
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { limitExceeded, type ParseLimits, type TextBudget } from './limits';
 import { renderPage } from './pdf-render';
 import { errorMessage } from './structured';
 import { tidyText } from './text';
@@ -14,10 +15,10 @@ export interface PdfOptions {
   mode: PdfMode;
   vision: VisionReader;
   instructions?: string;
+  limits: ParseLimits;
+  budget: TextBudget;
 }
 
-/** More pages than this is not a document to index page by page (and would take hours through a model). */
-export const MAX_PDF_PAGES = 5000;
 /** Work on one page (or on opening the file) that takes longer than this means a pathological file. */
 const STEP_TIMEOUT_MS = 60_000;
 
@@ -48,9 +49,14 @@ export async function parsePdf(bytes: Uint8Array, opts: PdfOptions): Promise<Par
     const pdf = await step(task.promise, fileName, 'open').catch((err: unknown) => {
       throw openError(err, fileName);
     });
-    if (pdf.numPages > MAX_PDF_PAGES) {
-      throw new ParseError(
-        `${fileName} has ${pdf.numPages} pages, more than the ${MAX_PDF_PAGES} allowed; split it into smaller files`,
+    // The count the file declares, read before any page: more pages than this is not a document to index page
+    // by page (and would take hours through a model).
+    if (pdf.numPages > opts.limits.maxPdfPages) {
+      throw limitExceeded(
+        'maxPdfPages',
+        fileName,
+        `it has ${pdf.numPages.toLocaleString('en-US')} pages`,
+        opts.limits,
       );
     }
     const segments = await readPages(pdf, opts);
@@ -67,6 +73,7 @@ async function readPages(pdf: PDFDocumentProxy, opts: PdfOptions): Promise<TextS
     const page = await step(pdf.getPage(pageNumber), opts.fileName, `page ${pageNumber}`);
     try {
       const text = await readPage(page, pageNumber, opts);
+      opts.budget.add(text.length);
       if (text) segments.push({ text, page: pageNumber });
     } finally {
       // Drops the page's parsed operators, fonts and images; without this a long PDF grows without bound.

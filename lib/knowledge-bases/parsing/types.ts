@@ -27,6 +27,8 @@ export interface ParseInput {
   strategy: ParseStrategy;
   customInstructions?: string | null;
   vision: VisionReader;
+  /** The budget (limits.ts); DEFAULT_PARSE_LIMITS when not given. */
+  limits?: import('./limits').ParseLimits;
 }
 
 /** A file that cannot be parsed as it is (unsupported, empty, encrypted, corrupt). The message is shown to the

@@ -1,0 +1,58 @@
+import { Context } from '@temporalio/activity';
+
+/**
+ * Where an activity records that an attempt of its risky work has started and not finished: one string on a
+ * record the activity owns (for the parse activity, the file's `parseAttempt`). Writes must be durable before
+ * the work starts: that is the point.
+ */
+export interface CrashMarkerStore {
+  read(): Promise<string | null>;
+  write(marker: string | null): Promise<void>;
+}
+
+/** An earlier attempt of this activity started the work and never finished it: its worker died doing it. */
+export class CrashedBefore extends Error {
+  constructor(readonly attempt: number) {
+    super(
+      `attempt ${attempt} stopped in the middle of this work without finishing (its worker process died)`,
+    );
+    this.name = 'CrashedBefore';
+  }
+}
+
+/**
+ * Runs `work` so that a poison pill crashes at most one attempt (issue 32: the parse activity was retried five
+ * times into the same out-of-memory abort, so one upload took down up to five workers).
+ *
+ * Before the work a marker naming this activity execution and attempt is written; after it (success, failure
+ * or cancellation alike) it is cleared. Only a process that dies in between leaves it behind: Temporal then times
+ * the attempt out (heartbeat timeout) and schedules the next one, which finds the marker of an earlier attempt
+ * and throws CrashedBefore instead of running the work again. The caller turns that into its final failure
+ * (a non-retryable ApplicationFailure with a reason a person can act on).
+ *
+ * Heartbeat details would carry a marker too, but the SDK throttles and batches heartbeats, so neither the
+ * "started" nor the "finished" beat is sure to reach the server before a crash or a failure: a store the
+ * activity writes and awaits is.
+ */
+export async function withCrashMarker<T>(store: CrashMarkerStore, work: () => Promise<T>): Promise<T> {
+  const info = Context.current().info;
+  const run = info.workflowExecution;
+  const execution = `${run?.workflowId ?? '-'}/${run?.runId ?? '-'}/${info.activityId}`;
+  const earlier = parseMarker(await store.read(), execution);
+  if (earlier !== undefined && earlier < info.attempt) throw new CrashedBefore(earlier);
+  await store.write(`${execution}#${info.attempt}`);
+  try {
+    return await work();
+  } finally {
+    await store.write(null);
+  }
+}
+
+/** The attempt a marker records for this activity execution; undefined for none or another execution's. */
+function parseMarker(marker: string | null, execution: string): number | undefined {
+  if (!marker) return undefined;
+  const hash = marker.lastIndexOf('#');
+  if (marker.slice(0, hash) !== execution) return undefined;
+  const attempt = Number(marker.slice(hash + 1));
+  return Number.isInteger(attempt) ? attempt : undefined;
+}

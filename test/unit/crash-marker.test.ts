@@ -1,0 +1,66 @@
+import { DefaultLogger } from '@temporalio/worker';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { expect } from 'chai';
+import { CrashedBefore, withCrashMarker, type CrashMarkerStore } from '@lib/temporal/crash-marker';
+
+/** A store in memory that records every write. */
+function memoryStore(initial: string | null = null) {
+  const writes: (string | null)[] = [];
+  let value = initial;
+  const store: CrashMarkerStore = {
+    read: () => Promise.resolve(value),
+    write: (marker) => {
+      writes.push(marker);
+      value = marker;
+      return Promise.resolve();
+    },
+  };
+  return { store, writes, current: () => value };
+}
+
+const execution = { workflowId: 'ingest-org-file-1', runId: 'run-1' };
+function attempt<T>(n: number, fn: () => Promise<T>): Promise<T> {
+  const env = new MockActivityEnvironment(
+    { attempt: n, activityId: '7', workflowExecution: execution },
+    { logger: new DefaultLogger('ERROR') },
+  );
+  return env.run(fn);
+}
+
+describe('withCrashMarker', () => {
+  it('marks the attempt before the work and clears the mark after it, whether the work succeeds or throws', async () => {
+    const { store, writes, current } = memoryStore();
+    let seen: string | null = null;
+    expect(
+      await attempt(1, () => withCrashMarker(store, () => Promise.resolve(((seen = current()), 'done')))),
+    ).to.equal('done');
+    expect(seen).to.equal('ingest-org-file-1/run-1/7#1');
+    const failed = await attempt(2, () =>
+      withCrashMarker(store, () => Promise.reject(new Error('S3 is down'))),
+    ).catch((err: Error) => err);
+    expect(failed.message).to.equal('S3 is down');
+    expect(writes).to.deep.equal(['ingest-org-file-1/run-1/7#1', null, 'ingest-org-file-1/run-1/7#2', null]);
+  });
+
+  it('refuses to run the work again when an earlier attempt of the same activity left its mark (its worker died)', async () => {
+    const { store } = memoryStore('ingest-org-file-1/run-1/7#1');
+    let ran = false;
+    const outcome = await attempt(2, () => withCrashMarker(store, () => Promise.resolve((ran = true)))).catch(
+      (e: Error) => e,
+    );
+    expect(outcome).to.be.instanceOf(CrashedBefore);
+    expect((outcome as CrashedBefore).attempt).to.equal(1);
+    expect(ran).to.equal(false);
+  });
+
+  it("ignores another run's or activity's mark, and its own attempt's (a re-delivered task)", async () => {
+    for (const marker of [
+      'ingest-org-file-1/run-0/7#1',
+      'ingest-org-file-1/run-1/8#1',
+      'ingest-org-file-1/run-1/7#3',
+    ]) {
+      const { store } = memoryStore(marker);
+      expect(await attempt(3, () => withCrashMarker(store, () => Promise.resolve('ran')))).to.equal('ran');
+    }
+  });
+});
