@@ -8,6 +8,7 @@ import { freePort } from './helpers/api-process';
 import { createRunnableChain, type Run } from './helpers/chains';
 import { testEnv } from './helpers/env';
 import { startHostileStack, type HostileStack } from './helpers/hostile';
+import { docxBomb, docxLaughs, pdfOfPages } from './helpers/hostile-files';
 import { createKb, settled, uploadFile } from './helpers/kb';
 import { eventually } from './helpers/wait';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
@@ -74,6 +75,30 @@ describe('hostile input never takes the service down', function () {
       expect(res.status).to.equal(400);
       expect(res.body.error.message).to.contain('must match pattern');
     });
+  });
+
+  describe('files', () => {
+    const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+    const cases = [
+      { name: 'bomb.docx', bytes: () => docxBomb(), type: DOCX, limit: /KB_ZIP_MAX_RATIO/ },
+      { name: 'laughs.docx', bytes: () => docxLaughs(), type: DOCX, limit: /DTD/ },
+      {
+        name: 'pages.pdf',
+        bytes: () => pdfOfPages(6000),
+        type: 'application/pdf',
+        limit: /KB_PDF_MAX_PAGES/,
+      },
+    ];
+    for (const c of cases)
+      it(`ends ${c.name} in ERROR naming the limit, and the worker parses on`, async () => {
+        const kb = await createKb(stack.env, attacker);
+        const file = await stack.survives(async () => {
+          const uploaded = await uploadFile(stack.env, attacker, kb, c.name, c.bytes(), c.type);
+          return settled(stack.env, attacker, kb, uploaded.fileId, 300_000);
+        });
+        expect(file.status).to.equal('ERROR');
+        expect(file.statusMessage).to.match(c.limit);
+      });
   });
 
   describe('fan-out', () => {
