@@ -213,6 +213,28 @@ const schema = z.object({
   /** How far a signed delivery's webhook-timestamp may be from now (the replay window). */
   WEBHOOK_SIGNATURE_TOLERANCE_SECONDS: z.coerce.number().int().positive().max(3600).default(300),
 
+  // Budgets of what tenants write (lib/expressions/limits.ts): templates, guards, paths and glob patterns.
+  /** The longest Handlebars template saved (step instructions, a webhook mapping value; 400 beyond). */
+  TEMPLATE_MAX_CHARS: z.coerce.number().int().positive().default(50_000),
+  /** How deep block helpers ({{#each}}, {{#with}}, {{#if}}…) may nest in a saved template (400 beyond). */
+  TEMPLATE_MAX_BLOCK_DEPTH: z.coerce.number().int().positive().max(100).default(8),
+  /** The most text one rendering may produce (the step, delivery or handler fails beyond). */
+  TEMPLATE_MAX_OUTPUT_CHARS: z.coerce.number().int().positive().default(1_000_000),
+  /** Block bodies one rendering may run, every #each element counting one (fails beyond). */
+  TEMPLATE_MAX_ITERATIONS: z.coerce.number().int().positive().default(100_000),
+  /** The longest one rendering may take (fails beyond). */
+  TEMPLATE_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(1_000),
+  /** The longest Jexl guard or forEachElement JSONPath saved (400 beyond). */
+  EXPRESSION_MAX_CHARS: z.coerce.number().int().positive().max(100_000).default(1_000),
+  /** Evaluation steps of one guard or path evaluation (nodes evaluated or visited; the step fails beyond). */
+  EXPRESSION_MAX_STEPS: z.coerce.number().int().positive().default(200_000),
+  /** The longest one guard or path evaluation may take (the step fails beyond). */
+  EXPRESSION_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(1_000),
+  /** The longest glob pattern (a search's filePattern; 400 invalid_pattern beyond). */
+  PATTERN_MAX_CHARS: z.coerce.number().int().positive().max(500).default(100),
+  /** Wildcards (*, ?, […]) one glob pattern may hold (400 invalid_pattern beyond). */
+  PATTERN_MAX_WILDCARDS: z.coerce.number().int().positive().max(100).default(20),
+
   /** Browser sessions one organization may have active at once (POST answers 429 beyond). */
   BROWSER_SESSIONS_MAX_PER_ORG: z.coerce.number().int().positive().max(1000).default(3),
   /** A browser session without an action for this long expires and its Chromium ends. */
@@ -392,6 +414,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       maxBytes: c.ARTIFACT_MAX_BYTES,
       appSessionTtlSeconds: c.APP_SESSION_TTL_SECONDS,
       appFrameAncestors: c.APP_FRAME_ANCESTORS,
+    },
+    expressions: {
+      templateMaxChars: c.TEMPLATE_MAX_CHARS,
+      templateMaxBlockDepth: c.TEMPLATE_MAX_BLOCK_DEPTH,
+      templateMaxOutputChars: c.TEMPLATE_MAX_OUTPUT_CHARS,
+      templateMaxIterations: c.TEMPLATE_MAX_ITERATIONS,
+      templateTimeoutMs: c.TEMPLATE_TIMEOUT_MS,
+      expressionMaxChars: c.EXPRESSION_MAX_CHARS,
+      expressionMaxSteps: c.EXPRESSION_MAX_STEPS,
+      expressionTimeoutMs: c.EXPRESSION_TIMEOUT_MS,
+      patternMaxChars: c.PATTERN_MAX_CHARS,
+      patternMaxWildcards: c.PATTERN_MAX_WILDCARDS,
     },
     browser: {
       maxPerOrg: c.BROWSER_SESSIONS_MAX_PER_ORG,

@@ -21,6 +21,7 @@ import { ObjectStore } from './knowledge-bases/object-store';
 import { createVectorStore } from './vectors/create-vector-store';
 import type { VectorStore } from './vectors/vector-store';
 import { createServices, type Services } from './services';
+import { setExpressionLimits } from './expressions/limits';
 import { createTemporalClient, type TemporalDeps } from './temporal/client';
 import type { WorkflowCatalog } from './artifacts/workflow-catalog';
 
@@ -99,6 +100,9 @@ export async function createDeps(
   const llm = createLlmClient(config.llm, logger);
   const embedders = new Embedders(createEmbedder(config.embeddings, llm));
   const vectors = createVectorStore(config.vectors);
+  // Templates, guards, paths and patterns are checked and evaluated by plain functions: their budgets are set
+  // once per process (the last createDeps wins; every process builds one).
+  setExpressionLimits(config.expressions);
   const services = createServices({
     repos,
     temporal,

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { workflowIds, type InboundEmailResult } from '@contracts';
 import { messageKeyOf } from '@lib/email-agents/mime';
 import { freePort } from './helpers/api-process';
-import { createRunnableChain, type Run } from './helpers/chains';
+import { createRunnableChain, finished, obj, startRun, type Run } from './helpers/chains';
 import { testEnv } from './helpers/env';
 import { startHostileStack, type HostileStack } from './helpers/hostile';
 import { docxBomb, docxLaughs, pdfOfPages } from './helpers/hostile-files';
@@ -266,6 +266,79 @@ describe('hostile input never takes the service down', function () {
       );
       expect(res.status).to.equal(403);
       expect(res.body.error.code).to.equal('session_required');
+    });
+  });
+
+  describe('templates and expressions', () => {
+    const cubed = '{{#each body.a}}{{#each @root.body.a}}{{#each @root.body.a}}.{{/each}}{{/each}}{{/each}}';
+
+    async function chainHook(mapping: Record<string, string>) {
+      const chain = await createRunnableChain(stack.env, attacker, [
+        {
+          stepOrder: 1,
+          instructions: 'Read {{input.text}}',
+          inputSchema: obj({ text: { type: 'string' } }, []),
+        },
+      ]);
+      const hook = await api().post(attacker.path('/webhooks'), { name: 'Hook' }).expect(201);
+      const webhookId = hook.body.webhookId as string;
+      const handler = await api().post(attacker.path(`/webhooks/${webhookId}/handlers`), {
+        handlerType: 'action-chain',
+        actionChainId: chain.chainId,
+        instructions: 'Handle it',
+        inputMapping: mapping,
+      });
+      return { chain, webhookId, handler };
+    }
+
+    it('refuses the webhook mapping that iterates the body inside itself, when it is saved', async () => {
+      const { handler } = await stack.survives(() => chainHook({ text: cubed }));
+      expect(handler.status).to.equal(400);
+      expect(handler.body.error.message).to.match(/outside the current element/);
+    });
+
+    it('fails the delivery whose body makes a saved mapping render past its budget; the worker lives on', async () => {
+      const { chain, webhookId } = await chainHook({ text: '{{#each body.a}}{{../body.s}}{{/each}}' });
+      const outcome = await stack.survives(async () => {
+        // Anonymous, as the issue's attack: 40,000 × 5,000 characters would be 200 MB of text.
+        await request(stack.env.app)
+          .post(attacker.path(`/webhooks/${webhookId}/execute`))
+          .send({ a: new Array(40_000).fill(0), s: 'x'.repeat(5_000) })
+          .expect(200);
+        return eventually(async () => {
+          const log = await api()
+            .get(attacker.path(`/webhooks/${webhookId}/deliveries`))
+            .expect(200);
+          const id = log.body.items[0]?.deliveryId as string | undefined;
+          if (!id) return undefined;
+          const detail = await api()
+            .get(attacker.path(`/webhooks/${webhookId}/deliveries/${id}`))
+            .expect(200);
+          const [run] = detail.body.handlerRuns as Array<{ status: string; statusMessage: string | null }>;
+          return run && run.status !== 'starting' && run;
+        }, 120_000);
+      });
+      expect(outcome).to.include({ status: 'failed' });
+      expect(outcome.statusMessage).to.match(/TEMPLATE_MAX_OUTPUT_CHARS/);
+      expect(chain.calls()).to.have.length(0);
+    });
+
+    it('fails the chain run whose input makes the step instructions iterate past the budget', async () => {
+      const chain = await createRunnableChain(stack.env, attacker, [
+        {
+          stepOrder: 1,
+          instructions: '{{#each input.rows}}{{#each this}}.{{/each}}{{/each}}',
+          inputSchema: obj({ rows: { type: 'array' } }),
+        },
+      ]);
+      const run = await stack.survives(async () => {
+        const rows = new Array(500).fill(new Array(500).fill(0));
+        const { runId } = await startRun(stack.env, attacker, chain.chainId, { payload: { rows } });
+        return finished(stack.env, attacker, chain.chainId, runId, 120_000);
+      });
+      expect(run.status).to.equal('failed');
+      expect(run.statusMessage).to.match(/TEMPLATE_MAX_ITERATIONS/);
+      expect(chain.calls()).to.have.length(0);
     });
   });
 });

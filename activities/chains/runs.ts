@@ -252,6 +252,19 @@ export function createChainActivities(deps: ChainActivityDeps) {
     );
   }
 
+  /** Whether a guard holds; one that cannot be evaluated over this state (over its budget, or an error) fails
+   * the step: the same state would fail it again, so it is not retried. */
+  async function holds(field: string, expression: string, state: State): Promise<boolean> {
+    try {
+      return await guardHolds(expression, state);
+    } catch (err) {
+      throw ApplicationFailure.nonRetryable(
+        `${field} could not be evaluated: ${(err as Error).message}`,
+        FAILURES.chainStepFailed,
+      );
+    }
+  }
+
   /** Renders the step's instructions and asks the model; returns its (schema-checked) answer. */
   async function ask(
     run: StepRun,
@@ -312,7 +325,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
   async function succeed(input: ChainStepInput, run: StepRun, fields: State, modelCalls: number) {
     const state = { ...run.state, ...fields };
     const { step } = run;
-    if (step.failAfterRunningIf && (await guardHolds(step.failAfterRunningIf, state)))
+    if (step.failAfterRunningIf && (await holds('failAfterRunningIf', step.failAfterRunningIf, state)))
       return failed(`failAfterRunningIf held: ${step.failAfterRunningIf}`);
     await record(input, run, 'success', null, modelCalls, state);
     return { kind: 'success' as const };
@@ -457,11 +470,11 @@ export function createChainActivities(deps: ChainActivityDeps) {
     const { step, state, stepResult } = run;
     if (stepResult?.generation === input.generation && stepResult.outcome !== 'failed')
       return { kind: stepResult.outcome };
-    if (step.runIf && !(await guardHolds(step.runIf, state))) {
+    if (step.runIf && !(await holds('runIf', step.runIf, state))) {
       await record(input, run, 'skipped', `runIf did not hold: ${step.runIf}`, 0);
       return { kind: 'skipped' };
     }
-    if (step.failBeforeRunningIf && (await guardHolds(step.failBeforeRunningIf, state)))
+    if (step.failBeforeRunningIf && (await holds('failBeforeRunningIf', step.failBeforeRunningIf, state)))
       return failed(`failBeforeRunningIf held: ${step.failBeforeRunningIf}`);
     if (step.forEachElement) {
       const selection = selectElements(step.forEachElement, state);

@@ -14,6 +14,9 @@ export interface HandlerPlan {
   creatorUserId: string;
   agent?: { agentId: string; title: string; message: string };
   chain?: { actionChainId: string; payload: Record<string, unknown> };
+  /** Why this event cannot start the handler, however often it is tried (a mapping the delivery makes go over
+   * a template budget): the execution is recorded failed with it, not retried. */
+  refusal?: string;
 }
 
 /** The plan of a handler for one event, or null when the handler (or its schedule or webhook) is gone. */
@@ -101,6 +104,7 @@ export function createTriggerHandlerActivities(deps: TriggerHandlerDeps) {
         handlerType: plan.handlerType,
       });
       if (run.status !== 'starting') return outcomeOf(run);
+      if (plan.refusal) return outcomeOf((await runs.failed(id, plan.refusal))!);
       try {
         const done = await start(input, id, plan, created);
         const outcome = outcomeOf(done!);

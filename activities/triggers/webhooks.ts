@@ -1,6 +1,6 @@
 import type { TriggerHandlerInput, WebhookDeliveryInput, WebhookRequest } from '@contracts';
 import { renderTemplate } from '@lib/chains/expressions';
-import { badRequest } from '@lib/errors';
+import { AppError, badRequest } from '@lib/errors';
 import type { Repositories } from '@lib/repositories';
 import type { HandlerPlan } from './handlers';
 
@@ -82,10 +82,15 @@ export function webhookPlan(repos: Repositories) {
     const mapping = handler.inputMappingJson
       ? (JSON.parse(handler.inputMappingJson) as Record<string, string>)
       : null;
-    return {
-      ...base,
-      chain: { actionChainId: handler.actionChainId!, payload: mapWebhookInput(mapping, request) },
-    };
+    let payload: Record<string, unknown>;
+    try {
+      payload = mapWebhookInput(mapping, request);
+    } catch (err) {
+      // The same delivery would fail the same way on every retry: the execution fails with the reason.
+      if (err instanceof AppError) return { ...base, refusal: err.message };
+      throw err;
+    }
+    return { ...base, chain: { actionChainId: handler.actionChainId!, payload } };
   };
 }
 

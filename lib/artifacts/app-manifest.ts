@@ -37,13 +37,17 @@ const NAMES_MANIFEST =
 
 /** The TypeScript module around the object: `export default {…}`, `export const m: AppManifest = {…} as const;`. */
 function objectText(source: string): string {
-  return source
+  const body = source
     .trim()
     .replace(/^export\s+default\s+/, '')
     .replace(/^export\s+const\s+[A-Za-z_$][\w$]*\s*(?::\s*[A-Za-z_$][\w$.]*\s*)?=\s*/, '')
-    .replace(/;\s*$/, '')
-    .replace(/\s+(?:as\s+const|satisfies\s+[A-Za-z_$][\w$.]*)\s*$/, '')
-    .trim();
+    .replace(/;$/, '')
+    .trimEnd();
+  // Found without a leading `\s+` in the pattern: tried at every space of a long run of them, it backtracked
+  // over the whole run each time (quadratic; a page of spaces held the API's event loop for minutes).
+  const suffix = /(?:as\s+const|satisfies\s+[A-Za-z_$][\w$.]*)$/.exec(body);
+  if (suffix && /\s$/.test(body.slice(0, suffix.index))) return body.slice(0, suffix.index).trim();
+  return body.trim();
 }
 
 /** The page without HTML comments (an unclosed comment runs to the end). Linear: no backtracking on any input. */

@@ -1,6 +1,6 @@
-import picomatch from 'picomatch';
 import type { RequestContext } from '@lib/auth/context';
 import { badRequest, notFound } from '@lib/errors';
+import { compileGlob } from '@lib/patterns/glob';
 import type { Repositories } from '@lib/repositories';
 import type { Embedders } from '@lib/embeddings/embedders';
 import type { VectorMatch, VectorStore } from '@lib/vectors/vector-store';
@@ -12,6 +12,8 @@ import type { KnowledgeBaseDoc } from './knowledge-base.schema';
 /** `cursor + limit` may reach this many hits: deeper pages of a similarity ranking are noise. */
 export const MAX_SEARCH_DEPTH = 1000;
 const MAX_KB_IDS = 50;
+/** File names matched against a filePattern between two turns of the event loop. */
+const MATCH_CHUNK = 500;
 
 export interface SearchOptions {
   q: string;
@@ -164,6 +166,8 @@ export class KbSearchService {
   private async search(kbs: KnowledgeBaseDoc[], opts: SearchOptions) {
     if (opts.offset + opts.limit > MAX_SEARCH_DEPTH)
       throw badRequest(`cursor + limit may reach at most ${MAX_SEARCH_DEPTH} hits`);
+    // A pattern that cannot be matched cheaply is a 400 before any work (lib/patterns/glob.ts).
+    const isMatch = opts.filePattern ? compileGlob(opts.filePattern) : undefined;
     // One past the page tells whether another page exists; a few more make up for hits dropped below.
     const topK = opts.offset + opts.limit + 1;
     const groups = groupBy(kbs, (kb) => `${kb.embeddingModel}\n${kb.organizationId}`);
@@ -179,9 +183,7 @@ export class KbSearchService {
               embeddingModel,
               embedder.embed([opts.q]).then((v) => v[0]!),
             );
-          const fileIds = opts.filePattern
-            ? await this.matchingFiles(organizationId, group, opts.filePattern)
-            : undefined;
+          const fileIds = isMatch ? await this.matchingFiles(organizationId, group, isMatch) : undefined;
           if (fileIds?.length === 0) return [];
           const found = await this.vectors.query(embedder.model, organizationId, {
             vector: await queryVectors.get(embeddingModel)!,
@@ -199,12 +201,21 @@ export class KbSearchService {
   }
 
   /** Ids of the READY files whose name matches the glob (case-insensitive). */
-  private async matchingFiles(organizationId: string, kbs: KnowledgeBaseDoc[], pattern: string) {
-    const isMatch = picomatch(pattern.toLowerCase(), { dot: true });
+  private async matchingFiles(
+    organizationId: string,
+    kbs: KnowledgeBaseDoc[],
+    isMatch: (name: string) => boolean,
+  ) {
     const files = await this.repos
       .tenant(organizationId)
       .kbFiles.readyNames(kbs.map((kb) => kb.knowledgeBaseId));
-    return files.filter((f) => isMatch(f.fileNameKey)).map((f) => f._id);
+    const ids: string[] = [];
+    for (let i = 0; i < files.length; i++) {
+      // Each name costs little, but a global search may test many: let other requests in between.
+      if (i > 0 && i % MATCH_CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (isMatch(files[i]!.fileNameKey)) ids.push(files[i]!._id);
+    }
+    return ids;
   }
 
   /** Hits with their chunk text and file; vectors of files that are no longer READY at their generation are

@@ -89,13 +89,20 @@ export function parseFilterSegment(text: string, index: number): FilterSegment {
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** like/ilike: a contains-match where every run of spaces is a wildcard; the text is escaped, never a regex. */
+/**
+ * like/ilike: a contains-match where every run of spaces is a wildcard; the text is escaped, never a regex.
+ * With wildcards, each part is found at its first place after the one before, in an atomic group anchored at the
+ * start: `^(?>[\s\S]*?a)(?>[\s\S]*?b)`. The first place is never worse, so nothing is tried twice; the plain
+ * `a[\s\S]*b[\s\S]*c` backtracks over every split of a long value that does not match (its cost grows with the
+ * value's length to the power of the wildcards), and the database cannot stop a match once it started.
+ */
 export function likePattern(value: string): string {
-  return value
+  const parts = value
     .split(' ')
     .filter((part) => part.length > 0)
-    .map(escapeRegex)
-    .join('[\\s\\S]*');
+    .map(escapeRegex);
+  if (parts.length <= 1) return parts.join('');
+  return `^${parts.map((part) => `(?>[\\s\\S]*?${part})`).join('')}`;
 }
 
 function condition(

@@ -102,6 +102,9 @@ describe('app manifest extraction', () => {
     const hostile = '<script '.repeat(100_000) + '<!--'.repeat(100_000) + '<head'.repeat(100_000);
     expect(extractManifest(hostile).declared).to.equal(null);
     expect(withBridge(hostile, '<script></script>').startsWith('<script></script>')).to.equal(true);
+    // A long run of spaces before the end of the manifest (a backtracking suffix pattern took minutes on it).
+    const spaces = embedded(`export default {"workflows":[]}${' '.repeat(300_000)}x`);
+    expect(extractManifest(spaces).declaredError).to.match(/app_manifest_invalid_json|JSON/);
   });
 });
 
