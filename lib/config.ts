@@ -43,8 +43,9 @@ const schema = z.object({
     .positive()
     .default(100 * 1024 * 1024),
   // The budget of one file's parse (issue 32; lib/knowledge-bases/parsing/limits.ts says what each bounds).
-  /** Time a parse may work, not counting waits for the vision model (ms); the parse process is killed then. */
-  KB_PARSE_TIMEOUT_MS: z.coerce.number().int().positive().default(PARSE.timeoutMs),
+  /** Time a parse may work, not counting waits for the vision model (ms); the parse process is killed then. At
+   * most 20 minutes: the parse activity's own start-to-close timeout (30 minutes) must stay the larger. */
+  KB_PARSE_TIMEOUT_MS: z.coerce.number().int().positive().max(1_200_000).default(PARSE.timeoutMs),
   /** V8 heap of the process a file is parsed in (MB); a parse that needs more ends, the worker does not. */
   KB_PARSE_MAX_HEAP_MB: z.coerce.number().int().min(32).default(PARSE.maxHeapMb),
   /** Files parsed at once by one worker process (each in its own process, up to KB_PARSE_MAX_HEAP_MB). */
@@ -195,10 +196,10 @@ const schema = z.object({
   /** The most elements one fan-out step runs over: a longer array is a 400 at POST …/run when the input holds it,
    * else the step (and the run) fails before any element runs. */
   CHAIN_FANOUT_MAX: z.coerce.number().int().positive().max(100_000).default(1000),
-  /** The most a chain run's state (its JSON) or one fan-out element's output may hold: the step that would make it
-   * larger fails. Below the database's 16 MB per document. */
   /** Objects and arrays the step schemas of one request may hold together (each is compiled into code). */
   CHAIN_SCHEMA_MAX_NODES: z.coerce.number().int().positive().max(100_000).default(2000),
+  /** The most a chain run's state (its JSON) or one fan-out element's output may hold: the step that would make it
+   * larger fails. Below the database's 16 MB per document. */
   CHAIN_STATE_MAX_BYTES: z.coerce
     .number()
     .int()

@@ -124,34 +124,42 @@ describe('hostile files in a knowledge base (issue 32)', () => {
       .expect(400);
   });
 
-  it('a worker killed in the middle of a parse crashes one attempt only: the next worker ends the file in ERROR', async function () {
+  it('a parse whose worker dies is retried once under the strict budget; dying again ends the file in ERROR', async function () {
     this.timeout(600_000);
     const env = await testEnv();
     const org = await createTestOrg(env, 'Poison Pill Org');
-    const first = startWorkerProcess(env);
-    workers.push(first);
     const kb = await createKb(env, org);
-    // The first vision request is never answered: the parse is in the middle of its work when the worker dies.
+    // Vision requests are never answered: each parse is in the middle of its work when its worker dies.
     const isVision = (body: Parameters<typeof lastUserImageUrls>[0]) => lastUserImageUrls(body).length > 0;
-    env.llm.on(isVision, () => new Promise(() => undefined), 1);
+    env.llm.on(isVision, () => new Promise(() => undefined), 2);
     const visionRequests = () => env.llm.chatRequests.filter(isVision).length;
     const before = visionRequests();
     const file = await uploadFile(env, org, kb, 'photo.png', await makePng(), 'image/png');
-    await eventually(() => visionRequests() > before, 300_000);
-    const record = await env.deps.repos.tenant(org.organizationId).kbFiles.getIncludingDeleted(file.fileId);
-    expect(record?.parseAttempt).to.match(/#1$/);
-    first.kill('SIGKILL');
-    await new Promise((resolve) => first.once('exit', resolve));
+    const marker = async () =>
+      (await env.deps.repos.tenant(org.organizationId).kbFiles.getIncludingDeleted(file.fileId))
+        ?.parseAttempt;
+    // Attempt 1 parses, attempt 2 parses again under the strict budget; each worker is killed mid-parse.
+    for (const [n, mark] of [
+      [1, /#1$/],
+      [2, /#2#strict$/],
+    ] as const) {
+      const worker = startWorkerProcess(env);
+      workers.push(worker);
+      await eventually(() => visionRequests() === before + n, 300_000);
+      expect(await marker()).to.match(mark);
+      worker.kill('SIGKILL');
+      await new Promise((resolve) => worker.once('exit', resolve));
+    }
 
-    const second = startWorkerProcess(env);
-    workers.push(second);
+    const third = startWorkerProcess(env);
+    workers.push(third);
     const final = await settled(env, org, kb, file.fileId, 300_000);
     expect(final.status).to.equal('ERROR');
-    expect(final.statusMessage).to.match(/crashed the worker that parsed it \(attempt 1 stopped/);
-    // The second attempt did not parse again (no second model call), and no third attempt followed.
-    expect(visionRequests()).to.equal(before + 1);
-    expect(await parseAttempts(env, org.organizationId, file.fileId)).to.equal(2);
-    expect(alive(second)).to.equal(true);
-    await stopProcess(second);
+    expect(final.statusMessage).to.match(/crashed the worker that parsed it \(attempt 2 stopped/);
+    // The third attempt did not parse again (no third model call), and no fourth attempt followed.
+    expect(visionRequests()).to.equal(before + 2);
+    expect(await parseAttempts(env, org.organizationId, file.fileId)).to.equal(3);
+    expect(alive(third)).to.equal(true);
+    await stopProcess(third);
   });
 });

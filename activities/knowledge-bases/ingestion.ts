@@ -56,7 +56,7 @@ async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
 }
 
 export function createIngestionActivities(deps: IngestionDeps) {
-  // One per process: KB_PARSE_CONCURRENCY parse threads at most, whatever the activity concurrency.
+  // One per process: KB_PARSE_CONCURRENCY parse processes at most, whatever the activity concurrency.
   const sandbox = new ParseSandbox(deps.kb.parse, deps.kb.parseConcurrency);
 
   /** The file and its knowledge base while this run's generation is still wanted; else the run stops. */
@@ -129,7 +129,7 @@ export function createIngestionActivities(deps: IngestionDeps) {
           throw err;
         }
         try {
-          const { parsed, chunks } = await withCrashMarker(parseMarker(input, file), async () => {
+          const { parsed, chunks } = await withCrashMarker(parseMarker(input, file), async (strict) => {
             const doc = await sandbox.parse(
               {
                 fileName: file.fileName,
@@ -139,6 +139,7 @@ export function createIngestionActivities(deps: IngestionDeps) {
                 vision: createVisionReader(deps.llm, deps.kb.visionModel),
               },
               Context.current().cancellationSignal,
+              strict,
             );
             return { parsed: doc, chunks: chunkSegments(doc.segments) };
           });
@@ -156,7 +157,7 @@ export function createIngestionActivities(deps: IngestionDeps) {
           if (err instanceof CrashedBefore) {
             deps.logger.warn(
               { organizationId: input.organizationId, fileId: input.fileId, attempt: err.attempt },
-              'a parse crashed its worker; the file ends in ERROR instead of being parsed again',
+              'a parse crashed its worker twice; the file ends in ERROR instead of being parsed again',
             );
             throw unparseable(
               `parsing this file crashed the worker that parsed it (${err.message}); it is not parsed again ` +

@@ -10,49 +10,56 @@ export interface CrashMarkerStore {
   write(marker: string | null): Promise<void>;
 }
 
-/** An earlier attempt of this activity started the work and never finished it: its worker died doing it. */
+/** Two attempts of this activity, the second under its strict budget, started the work and never finished it. */
 export class CrashedBefore extends Error {
   constructor(readonly attempt: number) {
     super(
-      `attempt ${attempt} stopped in the middle of this work without finishing (its worker process died)`,
+      `attempt ${attempt} stopped in the middle of this work without finishing (its worker process died), ` +
+        'as an earlier attempt had',
     );
     this.name = 'CrashedBefore';
   }
 }
 
 /**
- * Runs `work` so that a poison pill crashes at most one attempt (issue 32: the parse activity was retried five
- * times into the same out-of-memory abort, so one upload took down up to five workers).
+ * Runs `work` so that a poison pill cannot crash attempt after attempt (issue 32: the parse activity was retried
+ * five times into the same out-of-memory abort, so one upload took down up to five workers).
  *
  * Before the work a marker naming this activity execution and attempt is written; after it (success, failure
  * or cancellation alike) it is cleared. Only a process that dies in between leaves it behind: Temporal then times
- * the attempt out (heartbeat timeout) and schedules the next one, which finds the marker of an earlier attempt
- * and throws CrashedBefore instead of running the work again. The caller turns that into its final failure
- * (a non-retryable ApplicationFailure with a reason a person can act on).
+ * the attempt out (heartbeat timeout) and schedules the next one, which finds the marker of an earlier attempt.
+ * A worker also dies for reasons that are not the input's (a deploy, a node lost), so that attempt runs the work
+ * once more, under the caller's strict budget (`work(true)`), and marks itself strict; an attempt that finds a
+ * strict attempt's marker throws CrashedBefore instead of running the work a third time. The caller turns that
+ * into its final failure (a non-retryable ApplicationFailure with a reason a person can act on).
  *
  * Heartbeat details would carry a marker too, but the SDK throttles and batches heartbeats, so neither the
  * "started" nor the "finished" beat is sure to reach the server before a crash or a failure: a store the
  * activity writes and awaits is.
  */
-export async function withCrashMarker<T>(store: CrashMarkerStore, work: () => Promise<T>): Promise<T> {
+export async function withCrashMarker<T>(
+  store: CrashMarkerStore,
+  work: (strict: boolean) => Promise<T>,
+): Promise<T> {
   const info = Context.current().info;
   const run = info.workflowExecution;
   const execution = `${run?.workflowId ?? '-'}/${run?.runId ?? '-'}/${info.activityId}`;
   const earlier = parseMarker(await store.read(), execution);
-  if (earlier !== undefined && earlier < info.attempt) throw new CrashedBefore(earlier);
-  await store.write(`${execution}#${info.attempt}`);
+  const crashed = earlier !== undefined && earlier.attempt < info.attempt;
+  if (crashed && earlier.strict) throw new CrashedBefore(earlier.attempt);
+  await store.write(`${execution}#${info.attempt}${crashed ? STRICT : ''}`);
   try {
-    return await work();
+    return await work(crashed);
   } finally {
     await store.write(null);
   }
 }
 
+const STRICT = '#strict';
+
 /** The attempt a marker records for this activity execution; undefined for none or another execution's. */
-function parseMarker(marker: string | null, execution: string): number | undefined {
-  if (!marker) return undefined;
-  const hash = marker.lastIndexOf('#');
-  if (marker.slice(0, hash) !== execution) return undefined;
-  const attempt = Number(marker.slice(hash + 1));
-  return Number.isInteger(attempt) ? attempt : undefined;
+function parseMarker(marker: string | null, execution: string) {
+  const found = marker?.match(/^(.*)#(\d+)(#strict)?$/);
+  if (!found || found[1] !== execution) return undefined;
+  return { attempt: Number(found[2]), strict: found[3] === STRICT };
 }

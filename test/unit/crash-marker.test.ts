@@ -35,21 +35,41 @@ describe('withCrashMarker', () => {
       await attempt(1, () => withCrashMarker(store, () => Promise.resolve(((seen = current()), 'done')))),
     ).to.equal('done');
     expect(seen).to.equal('ingest-org-file-1/run-1/7#1');
+    let strict: boolean | undefined;
+    await attempt(1, () => withCrashMarker(store, (s) => Promise.resolve((strict = s))));
+    expect(strict).to.equal(false);
     const failed = await attempt(2, () =>
       withCrashMarker(store, () => Promise.reject(new Error('S3 is down'))),
     ).catch((err: Error) => err);
     expect(failed.message).to.equal('S3 is down');
-    expect(writes).to.deep.equal(['ingest-org-file-1/run-1/7#1', null, 'ingest-org-file-1/run-1/7#2', null]);
+    expect(writes).to.deep.equal([
+      'ingest-org-file-1/run-1/7#1',
+      null,
+      'ingest-org-file-1/run-1/7#1',
+      null,
+      'ingest-org-file-1/run-1/7#2',
+      null,
+    ]);
   });
 
-  it('refuses to run the work again when an earlier attempt of the same activity left its mark (its worker died)', async () => {
-    const { store } = memoryStore('ingest-org-file-1/run-1/7#1');
+  it('runs the work once more under the strict budget when an earlier attempt left its mark (its worker died)', async () => {
+    const { store, writes } = memoryStore('ingest-org-file-1/run-1/7#1');
+    let strict: boolean | undefined;
+    expect(
+      await attempt(2, () => withCrashMarker(store, (s) => Promise.resolve(((strict = s), 'ran')))),
+    ).to.equal('ran');
+    expect(strict).to.equal(true);
+    expect(writes).to.deep.equal(['ingest-org-file-1/run-1/7#2#strict', null]);
+  });
+
+  it('refuses to run the work a third time when the strict attempt left its mark too', async () => {
+    const { store } = memoryStore('ingest-org-file-1/run-1/7#2#strict');
     let ran = false;
-    const outcome = await attempt(2, () => withCrashMarker(store, () => Promise.resolve((ran = true)))).catch(
+    const outcome = await attempt(3, () => withCrashMarker(store, () => Promise.resolve((ran = true)))).catch(
       (e: Error) => e,
     );
     expect(outcome).to.be.instanceOf(CrashedBefore);
-    expect((outcome as CrashedBefore).attempt).to.equal(1);
+    expect((outcome as CrashedBefore).attempt).to.equal(2);
     expect(ran).to.equal(false);
   });
 
@@ -58,6 +78,7 @@ describe('withCrashMarker', () => {
       'ingest-org-file-1/run-0/7#1',
       'ingest-org-file-1/run-1/8#1',
       'ingest-org-file-1/run-1/7#3',
+      'ingest-org-file-1/run-1/7#3#strict',
     ]) {
       const { store } = memoryStore(marker);
       expect(await attempt(3, () => withCrashMarker(store, () => Promise.resolve('ran')))).to.equal('ran');

@@ -45,12 +45,26 @@ export class ParseSandbox {
     return this.queue.length;
   }
 
-  /** parseDocument in a process of its own, under `limits`; throws what parseDocument would (ParseError…). */
-  async parse(input: Omit<ParseInput, 'limits'>, signal?: AbortSignal): Promise<ParsedDocument> {
+  /**
+   * parseDocument in a process of its own, under `limits`; throws what parseDocument would (ParseError…). The
+   * strict budget, for a file whose earlier parse died with its worker, halves the heap and the time.
+   */
+  async parse(
+    input: Omit<ParseInput, 'limits'>,
+    signal?: AbortSignal,
+    strict = false,
+  ): Promise<ParsedDocument> {
+    const limits = strict
+      ? {
+          ...this.limits,
+          maxHeapMb: Math.max(32, Math.floor(this.limits.maxHeapMb / 2)),
+          timeoutMs: Math.ceil(this.limits.timeoutMs / 2),
+        }
+      : this.limits;
     if (this.running >= this.concurrency) await new Promise<void>((resolve) => this.queue.push(resolve));
     this.running++;
     try {
-      return await runChild(input, this.limits, signal);
+      return await runChild(input, limits, signal);
     } finally {
       this.running--;
       this.queue.shift()?.();
