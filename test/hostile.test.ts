@@ -36,6 +36,19 @@ describe('hostile input never takes the service down', function () {
 
   const api = (token = attacker.admin.token) => as(stack.env, token);
 
+  /** A webhook of the attacker's with one handler running `chainId`; the handler's answer as it came. */
+  async function webhookFor(chainId: string, inputMapping?: Record<string, string>) {
+    const webhook = await api().post(attacker.path('/webhooks'), { name: 'Hook' }).expect(201);
+    const webhookId = webhook.body.webhookId as string;
+    const handler = await api().post(attacker.path(`/webhooks/${webhookId}/handlers`), {
+      handlerType: 'action-chain',
+      actionChainId: chainId,
+      instructions: 'Handle it',
+      ...(inputMapping && { inputMapping }),
+    });
+    return { webhookId, handler };
+  }
+
   describe('patterns', () => {
     const extglob = encodeURIComponent('+(+(*))#');
 
@@ -125,15 +138,8 @@ describe('hostile input never takes the service down', function () {
 
     it('fails the run of an anonymous webhook delivery of 120,000 elements before any model call', async () => {
       const chain = await fanOutChain();
-      const webhook = await api().post(attacker.path('/webhooks'), { name: 'Bulk' }).expect(201);
-      const webhookId = webhook.body.webhookId as string;
-      await api()
-        .post(attacker.path(`/webhooks/${webhookId}/handlers`), {
-          handlerType: 'action-chain',
-          actionChainId: chain.chainId,
-          instructions: 'Handle it',
-        })
-        .expect(201);
+      const { webhookId, handler } = await webhookFor(chain.chainId);
+      expect(handler.status).to.equal(201);
       const run = await stack.survives(async () => {
         await request(stack.api.url)
           .post(attacker.path(`/webhooks/${webhookId}/execute`))
@@ -214,16 +220,8 @@ describe('hostile input never takes the service down', function () {
         },
       ]);
       chain.answer({ content: 'handled' });
-      const webhook = await api().post(attacker.path('/webhooks'), { name: 'Payments' }).expect(201);
-      const webhookId = webhook.body.webhookId as string;
-      await api()
-        .post(attacker.path(`/webhooks/${webhookId}/handlers`), {
-          handlerType: 'action-chain',
-          actionChainId: chain.chainId,
-          instructions: 'Handle the event',
-          inputMapping: { message: '{{body.text}}' },
-        })
-        .expect(201);
+      const { webhookId, handler } = await webhookFor(chain.chainId, { message: '{{body.text}}' });
+      expect(handler.status).to.equal(201);
       const send = (text: string) =>
         request(stack.api.url)
           .post(attacker.path(`/webhooks/${webhookId}/execute`))
@@ -280,15 +278,7 @@ describe('hostile input never takes the service down', function () {
           inputSchema: obj({ text: { type: 'string' } }, []),
         },
       ]);
-      const hook = await api().post(attacker.path('/webhooks'), { name: 'Hook' }).expect(201);
-      const webhookId = hook.body.webhookId as string;
-      const handler = await api().post(attacker.path(`/webhooks/${webhookId}/handlers`), {
-        handlerType: 'action-chain',
-        actionChainId: chain.chainId,
-        instructions: 'Handle it',
-        inputMapping: mapping,
-      });
-      return { chain, webhookId, handler };
+      return { chain, ...(await webhookFor(chain.chainId, mapping)) };
     }
 
     it('refuses the webhook mapping that iterates the body inside itself, when it is saved', async () => {
