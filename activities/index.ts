@@ -102,6 +102,7 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
     }),
     ...createScheduleActivities({
       repos: deps.repos,
+      admission: deps.services.admission,
       sync: deps.services.scheduleSync,
       logger: logger('schedules'),
     }),

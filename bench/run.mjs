@@ -36,8 +36,8 @@ const STACKLESS = new Set(['parse-memory', 'local-model']);
 const needsStack = selected.some((n) => !STACKLESS.has(n));
 
 ensureNpmDeps();
-// api-read, turns and webhooks measure the API (and the worker) as they ship (dist/), so they need a fresh build.
-if (selected.some((n) => ['api-read', 'turns', 'webhooks'].includes(n))) {
+// api-read, turns, webhooks and neighbours measure the API (and the worker) as they ship (dist/), so they need a fresh build.
+if (selected.some((n) => ['api-read', 'turns', 'webhooks', 'neighbours'].includes(n))) {
   log('building (tsc)');
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
 }

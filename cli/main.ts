@@ -3,6 +3,7 @@ import { loadConfig } from '@lib/config';
 import { closeDeps, createDeps, type Deps } from '@lib/deps';
 import { AppError } from '@lib/errors';
 import { createLogger } from '@lib/logger';
+import { ADMISSION_KINDS, type AdmissionKind } from '@lib/admission/kinds';
 import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
 
 const USAGE = `Operator commands (each prints one line of JSON):
@@ -12,7 +13,10 @@ const USAGE = `Operator commands (each prints one line of JSON):
   org-change approve|reject --org ORG_ID --change ID    decide a pending change
   org-public --org ORG_ID --enabled true|false          allow the organization to publish public content
   credits grant --org ORG_ID --amount N [--note TEXT]   add N whole credits; a negative N (--amount=-N) corrects
-  credits show --org ORG_ID [--limit N]                 balance, totals, prices, newest usage and grants (N, 20)`;
+  credits show --org ORG_ID [--limit N]                 balance, totals, prices, newest usage and grants (N, 20)
+  admission show --org ORG_ID                           per kind of background work: unfinished, bound, oldest age (s)
+  admission set --org ORG_ID --kind KIND --limit N|default   the organization's own bound of one kind
+                                                        (KIND: ${ADMISSION_KINDS.join(', ')})`;
 
 type Flags = Record<string, string | undefined>;
 
@@ -60,6 +64,20 @@ async function run(deps: Deps, command: string[], flags: Flags): Promise<unknown
         return credits.operatorSummary(org, Math.min(Math.max(integer(flags, 'limit', 20), 0), 1000));
       break;
     }
+    case 'admission': {
+      const org = required(flags, 'org');
+      if (sub === 'show') return deps.services.admission.usage(org);
+      if (sub === 'set') {
+        const kind = required(flags, 'kind') as AdmissionKind;
+        if (!ADMISSION_KINDS.includes(kind))
+          throw new AppError(2, 'usage', `--kind must be one of ${ADMISSION_KINDS.join(', ')}`);
+        const limit = flags.limit === 'default' ? null : integer(flags, 'limit');
+        if (limit !== null && limit < 1)
+          throw new AppError(2, 'usage', '--limit must be at least 1 (or default)');
+        return deps.services.admission.setLimit(org, kind, limit);
+      }
+      break;
+    }
     case 'org-public':
       return organization.setHostsPublicContent(
         required(flags, 'org'),
@@ -83,6 +101,7 @@ async function main() {
       amount: { type: 'string' },
       note: { type: 'string' },
       limit: { type: 'string' },
+      kind: { type: 'string' },
     },
   });
   const config = loadConfig();

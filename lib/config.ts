@@ -177,6 +177,21 @@ const schema = z.object({
     .regex(/^[A-Za-z0-9*'.:/ -]+$/, 'APP_FRAME_ANCESTORS must be CSP source expressions')
     .default("'self'"),
   MAX_CONCURRENT_TURNS_PER_ORG: z.coerce.number().int().positive().default(20),
+  // Admission (README "Admission"): each organization's unfinished background work of each kind; past it, intake
+  // answers 429 and a schedule fire is recorded as skipped. Operators override them per organization
+  // (`cli admission set`).
+  ADMISSION_MAX_WEBHOOK_DELIVERIES: z.coerce.number().int().positive().default(200),
+  ADMISSION_MAX_CHAIN_RUNS: z.coerce.number().int().positive().default(200),
+  ADMISSION_MAX_INGESTIONS: z.coerce.number().int().positive().default(50),
+  ADMISSION_MAX_SCHEDULE_FIRES: z.coerce.number().int().positive().default(50),
+  ADMISSION_MAX_ANALYSES: z.coerce.number().int().positive().default(20),
+  /** The Retry-After (seconds) of a 429 for a full backlog. */
+  ADMISSION_RETRY_AFTER_SECONDS: z.coerce.number().int().positive().max(3600).default(5),
+  /** How often a worker frees the slots of executions that ended unreported (ms). */
+  ADMISSION_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** The interactive queue's own worker slots (chat turns), apart from WORKER_MAX_CONCURRENT_*. */
+  WORKER_INTERACTIVE_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(50),
+  WORKER_INTERACTIVE_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().positive().default(20),
 
   /** The operator's bearer token for GET /metrics (API and worker); unset, /metrics answers 404. A secret. */
   METRICS_TOKEN: unsetIfEmpty(z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional()),
@@ -327,6 +342,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       uiUrl: c.TEMPORAL_UI_URL,
       maxConcurrentActivities: c.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentWorkflowTasks: c.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+      interactive: {
+        maxConcurrentActivities: c.WORKER_INTERACTIVE_MAX_CONCURRENT_ACTIVITIES,
+        maxConcurrentWorkflowTasks: c.WORKER_INTERACTIVE_MAX_CONCURRENT_WORKFLOW_TASKS,
+      },
+    },
+    admission: {
+      limits: {
+        webhook_deliveries: c.ADMISSION_MAX_WEBHOOK_DELIVERIES,
+        chain_runs: c.ADMISSION_MAX_CHAIN_RUNS,
+        ingestions: c.ADMISSION_MAX_INGESTIONS,
+        schedule_fires: c.ADMISSION_MAX_SCHEDULE_FIRES,
+        analyses: c.ADMISSION_MAX_ANALYSES,
+      },
+      retryAfterSeconds: c.ADMISSION_RETRY_AFTER_SECONDS,
+      reconcileIntervalMs: c.ADMISSION_RECONCILE_INTERVAL_MS,
     },
     s3: {
       endpoint: c.S3_ENDPOINT,

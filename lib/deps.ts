@@ -21,6 +21,7 @@ import { ObjectStore } from './knowledge-bases/object-store';
 import { createVectorStore } from './vectors/create-vector-store';
 import type { VectorStore } from './vectors/vector-store';
 import { createServices, type Services } from './services';
+import { registerAdmissionGauges } from './admission/gauges';
 import { setExpressionLimits } from './expressions/limits';
 import { createTemporalClient, type TemporalDeps } from './temporal/client';
 import type { WorkflowCatalog } from './artifacts/workflow-catalog';
@@ -119,6 +120,8 @@ export async function createDeps(
     metrics,
     workflows: opts.workflows,
   });
+  // The backlog is the same from every process: the API's /metrics shows it.
+  if (processName === 'api') registerAdmissionGauges(metrics.registry, redis);
   return {
     config,
     logger,

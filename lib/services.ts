@@ -1,3 +1,4 @@
+import { Admission } from '@lib/admission/admission';
 import { AgentAccess } from '@lib/agents/agent-access';
 import { AgentLinksService } from '@lib/agents/agent-links.service';
 import { AgentsService } from '@lib/agents/agents.service';
@@ -74,6 +75,7 @@ export interface ServiceDeps {
     | 'browser'
     | 'agentEmailDomains'
     | 'kb'
+    | 'admission'
   >;
   objects: ObjectStore;
   embedders: Embedders;
@@ -100,11 +102,25 @@ export function createServices(deps: ServiceDeps) {
     config.maxConcurrentTurnsPerOrg,
   );
   const chains = new ChainsService(repos, config.chains.schemaMaxNodes);
-  const chainRuns = new ChainRunsService(repos, temporal, chains, config.chains.fanOutMax);
+  const admission = new Admission(
+    deps.redis,
+    repos,
+    config.admission,
+    deps.logger.child({ feature: 'admission' }),
+    deps.metrics,
+  );
+  const chainRuns = new ChainRunsService(repos, temporal, chains, admission, config.chains.fanOutMax);
   const workflows = deps.workflows ?? new ChainWorkflowCatalog(repos, chainRuns);
   const credits = new CreditsService(repos, config.credits, deps.metrics);
   const tables = new TablesService(repos, config.tableQueryTimeoutMs, config.tablePageMaxBytes);
-  const kbFiles = new KbFilesService(repos, kbAccess, temporal, deps.objects, config.kb.maxFileBytes);
+  const kbFiles = new KbFilesService(
+    repos,
+    kbAccess,
+    temporal,
+    deps.objects,
+    admission,
+    config.kb.maxFileBytes,
+  );
   const artifactAccess = new ArtifactAccess(repos, access);
   const versions = new ArtifactVersions(repos, deps.objects, config.artifacts.maxBytes);
   const appManifests = new AppManifestsService(repos, artifactAccess, versions, workflows);
@@ -114,6 +130,7 @@ export function createServices(deps: ServiceDeps) {
   const webhooks = new WebhooksService(repos, config.publicBaseUrl);
   const webhookLogger = deps.logger.child({ feature: 'webhooks' });
   return {
+    admission,
     organization: new OrganizationService(repos),
     users: new UsersService(repos, temporal, realtime),
     groups: new GroupsService(repos, realtime),
@@ -126,7 +143,7 @@ export function createServices(deps: ServiceDeps) {
     agentTools: new AgentToolsService(repos, agents),
     conversations,
     taskPlans: new TaskPlansService(repos, conversations, temporal, realtime),
-    analyses: new AnalysesService(repos, conversations, temporal),
+    analyses: new AnalysesService(repos, conversations, temporal, admission),
     browserSessions: new BrowserSessionsService(
       repos,
       conversations,
@@ -174,6 +191,7 @@ export function createServices(deps: ServiceDeps) {
       repos,
       temporal,
       new WebhookRateLimiter(deps.redis, webhookLogger),
+      admission,
       config.webhooks,
       webhookLogger,
     ),

@@ -238,6 +238,9 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
           'matching.numTaskqueueReadPartitions=1',
           'matching.numTaskqueueWritePartitions=1',
           'history.transferProcessorMaxPollRPS=1000',
+          // Task-queue fairness keyed by organization (README "Admission"): one organization's backlog does not
+          // delay another's first execution. Priority is on by default since server 1.29.
+          'matching.enableFairness=true',
         ].flatMap((v) => ['--dynamic-config-value', v]),
         // The service's search attributes (lib/temporal/contracts/search-attributes.ts): every workflow it starts
         // carries them, and a start naming an unregistered one is refused.

@@ -3,7 +3,8 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { testEnv, type TestEnv } from './helpers/env';
-import { as } from './helpers/org';
+import { createRunnableChain } from './helpers/chains';
+import { as, createTestOrg } from './helpers/org';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..');
@@ -49,5 +50,59 @@ describe('operator CLI', () => {
     expect(pending).to.have.length(1);
     await cli('org-change', 'approve', '--org', boot.organizationId!, '--change', pending[0]!.changeId);
     expect((await as(env, boot.sessionToken!).get(path).expect(200)).body.name).to.equal('Boot Company');
+  });
+
+  it("shows and sets an organization's admission bounds, which the API applies", async function () {
+    this.timeout(120_000);
+    const org = await createTestOrg(env, 'Bounded Org');
+    type Usage = Record<string, { unfinished: number; limit: number }>;
+    const set = (await cli(
+      'admission',
+      'set',
+      '--org',
+      org.organizationId,
+      '--kind',
+      'chain_runs',
+      '--limit',
+      '1',
+    )) as unknown as Usage;
+    expect(set.chain_runs).to.include({ unfinished: 0, limit: 1 });
+    expect(set.webhook_deliveries!.limit).to.equal(env.config.admission.limits.webhook_deliveries);
+    // No worker runs here: the first run stays unfinished and fills the bound.
+    const chain = await createRunnableChain(env, org, [{ stepOrder: 1, instructions: 'Report' }]);
+    const run = () => as(env, org.chat.token).post(org.path(`/chains/${chain.chainId}/run`), {});
+    await run().expect(202);
+    expect((await run().expect(429)).body.error.code).to.equal('backlog_full');
+    const shown = (await cli('admission', 'show', '--org', org.organizationId)) as unknown as Usage;
+    expect(shown.chain_runs).to.include({ unfinished: 1, limit: 1 });
+    const reset = (await cli(
+      'admission',
+      'set',
+      '--org',
+      org.organizationId,
+      '--kind',
+      'chain_runs',
+      '--limit',
+      'default',
+    )) as unknown as Usage;
+    expect(reset.chain_runs!.limit).to.equal(env.config.admission.limits.chain_runs);
+    const refused = await cli(
+      'admission',
+      'set',
+      '--org',
+      org.organizationId,
+      '--kind',
+      'turns',
+      '--limit',
+      '5',
+    )
+      .then(() => undefined)
+      .catch((err: { code?: number; stderr?: string }) => err);
+    expect(refused?.code).to.equal(2);
+    expect(refused?.stderr).to.include('--kind must be one of webhook_deliveries, chain_runs');
+    // The run started while bounded is still waiting for a worker; it must not run under a later suite's.
+    const query = `OrganizationId = '${org.organizationId}' AND ExecutionStatus = 'Running'`;
+    for await (const w of env.deps.temporal.client.workflow.list({ query }))
+      await env.deps.temporal.client.workflow.getHandle(w.workflowId).terminate('test ended');
   });
 });

@@ -6,6 +6,7 @@ import { startFaultStack, type FaultStack } from './helpers/fault-stack';
 import { createKb, settled, uploadFile } from './helpers/kb';
 import { as, createTestOrg } from './helpers/org';
 import { eventually } from './helpers/wait';
+import { interactiveTaskQueue } from '@lib/temporal/client';
 
 // Issue 16, operations: with turns, ingestions and webhook deliveries in flight, the API, the worker, Temporal and
 // the database are killed (SIGKILL) one at a time and started again. Nothing accepted is lost, every run ends,
@@ -202,10 +203,11 @@ describe('fault injection: the API, the worker, Temporal and the database killed
     for (const run of runs)
       expect(run.status, `${run.state.input.text}: ${run.statusMessage}`).to.equal('success');
 
-    // Every run ended: nothing is left running on the stack's task queue.
+    // Every run ended: nothing is left running on the stack's task queues (background and interactive).
+    const queue = env.config.temporal.taskQueue;
     await eventually(async () => {
       const { count } = await env.deps.temporal.client.workflow.count(
-        `TaskQueue = '${env.config.temporal.taskQueue}' AND ExecutionStatus = 'Running'`,
+        `TaskQueue IN ('${queue}', '${interactiveTaskQueue(queue)}') AND ExecutionStatus = 'Running'`,
       );
       return count === 0;
     }, 300_000);

@@ -265,6 +265,7 @@ describe('schedules firing: every handler once per fire, the runs summary, the r
     const reconcile = () =>
       createScheduleActivities({
         repos: env.deps.repos,
+        admission: env.deps.services.admission,
         sync: env.deps.services.scheduleSync,
         logger: silent,
       }).reconcileSchedules({ olderThanMs: 0 });

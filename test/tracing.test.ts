@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import request from 'supertest';
 import { WORKFLOWS } from '@contracts';
 import { createApp } from '@api/app';
@@ -12,8 +12,8 @@ import { closeDeps, createDeps, type Deps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { startTracing, type Tracing } from '@lib/observability/tracing';
 import { createWorker } from '@worker/create-worker';
-import { observabilityWorkerOptions, tracingWorkflowModules } from '@worker/interceptors';
-import { bundlerOptions, workflowsPath } from '@worker/workflow-bundle';
+import { observabilityWorkerOptions } from '@worker/interceptors';
+import { bundleWorkflows } from '@worker/workflow-bundle';
 import { createRunnableChain, finished } from './helpers/chains';
 import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
 import { createTestOrg } from './helpers/org';
@@ -42,12 +42,7 @@ describe('tracing', function () {
       temporal: { ...env.config.temporal, taskQueue: `traced-${randomBytes(4).toString('hex')}` },
     };
     deps = await createDeps(config, { logger: createLogger('silent'), tracing });
-    bundle = await bundleWorkflowCode({
-      workflowsPath,
-      ...bundlerOptions,
-      workflowInterceptorModules: tracingWorkflowModules,
-      logger: silentLogger,
-    });
+    bundle = await bundleWorkflows({ tracing: true, logger: silentLogger });
     const { worker, connection } = await createWorker(config.temporal, deps, { workflowBundle: bundle });
     const running = worker.run();
     stopWorker = async () => {

@@ -297,7 +297,14 @@ describe('webhook deliveries: recorded before the answer, every handler run once
       });
     // nothing listens there: every start fails as when Temporal is down
     const unreachable = createTemporalClient({ ...env.config.temporal, address: '127.0.0.1:1' });
-    const down = handlers(new ChainRunsService(env.deps.repos, unreachable, env.deps.services.chains));
+    const down = handlers(
+      new ChainRunsService(
+        env.deps.repos,
+        unreachable,
+        env.deps.services.chains,
+        env.deps.services.admission,
+      ),
+    );
     const up = handlers(env.deps.services.chainRuns);
     try {
       /** A delivery as its workflow records it, whose handler has not run yet. */

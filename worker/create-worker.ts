@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '@activities/index';
 import { BrowserPool } from '@lib/browser-sessions/browser-pool';
 import type { Deps } from '@lib/deps';
+import { interactiveTaskQueue } from '@lib/temporal/client';
+import { admissionSinks } from './admission-sink';
 import { observabilityWorkerOptions } from './interceptors';
-import { bundlerOptions, workflowsPath } from './workflow-bundle';
+import { bundleWorkflows } from './workflow-bundle';
 
 export interface WorkerSettings {
   address: string;
@@ -12,28 +14,30 @@ export interface WorkerSettings {
   taskQueue: string;
   maxConcurrentActivities: number;
   maxConcurrentWorkflowTasks: number;
+  /** The slots of the interactive queue (chat turns), apart from the background ones above. */
+  interactive: { maxConcurrentActivities: number; maxConcurrentWorkflowTasks: number };
 }
 
 /** The task queue only this worker process polls: actions of the browsers it holds are sent there. */
 export const browserTaskQueue = (taskQueue: string, workerId: string) => `${taskQueue}-browser-${workerId}`;
 
 /**
- * Builds the worker from config. Pass a prebuilt `workflowBundle` (tests) or it bundles `workflows/`. Two
- * Temporal workers share one connection: the main one on the configured queue (workflows and activities), and
- * one on this process's own browser queue (browser session actions, which must run where the browser is).
- * `worker.run()` runs both; `worker.shutdown()` stops both and ends every browser of the process.
+ * Builds the worker from config. Pass a prebuilt `workflowBundle` (tests) or it bundles `workflows/`. Three
+ * Temporal workers share one connection and one workflow bundle:
+ * - the background one on the configured queue (runs, deliveries, ingestions, analyses: workflows and activities);
+ * - the interactive one on `<queue>-interactive` (chat turns and what they call), with slots of its own, so a
+ *   full background backlog never holds a turn (README "Admission");
+ * - one on this process's own browser queue (browser session actions, which must run where the browser is).
+ * `worker.run()` runs them all; `worker.shutdown()` stops them all and ends every browser of the process.
  */
 export async function createWorker(
   settings: WorkerSettings,
   deps: ActivityDeps & Pick<Deps, 'metrics' | 'tracing'>,
-  source: Pick<
-    WorkerOptions,
-    'workflowBundle' | 'workflowsPath' | 'bundlerOptions' | 'debugMode' | 'reuseV8Context'
-  > = {
-    workflowsPath,
-    bundlerOptions,
-  },
+  source: Pick<WorkerOptions, 'workflowBundle' | 'debugMode' | 'reuseV8Context'> = {},
 ) {
+  const workflowBundle =
+    source.workflowBundle ??
+    (await bundleWorkflows({ tracing: Boolean(deps.tracing), logger: Runtime.instance().logger }));
   const connection = await NativeConnection.connect({ address: settings.address });
   const browsers = new BrowserPool(browserTaskQueue(settings.taskQueue, randomBytes(6).toString('hex')), {
     ...deps.config.browser,
@@ -43,15 +47,26 @@ export async function createWorker(
   const activities = createActivities(deps, browsers);
   // A prebuilt bundle (tests) must have been bundled with the tracing workflow modules for workflow spans.
   const observe = observabilityWorkerOptions(deps.metrics, deps.tracing);
-  const main = await Worker.create({
+  const common = {
     connection,
     namespace: settings.namespace,
-    taskQueue: settings.taskQueue,
     activities,
+    ...observe,
+    sinks: { ...observe.sinks, ...admissionSinks(deps.services.admission) },
+    ...source,
+    workflowBundle,
+  };
+  const background = await Worker.create({
+    ...common,
+    taskQueue: settings.taskQueue,
     maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: settings.maxConcurrentWorkflowTasks,
-    ...observe,
-    ...source,
+  });
+  const interactive = await Worker.create({
+    ...common,
+    taskQueue: interactiveTaskQueue(settings.taskQueue),
+    maxConcurrentActivityTaskExecutions: settings.interactive.maxConcurrentActivities,
+    maxConcurrentWorkflowTaskExecutions: settings.interactive.maxConcurrentWorkflowTasks,
   });
   const pinned = await Worker.create({
     connection,
@@ -64,26 +79,24 @@ export async function createWorker(
     maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivities,
     interceptors: { activity: observe.interceptors?.activity },
   });
+  const workers = [background, interactive, pinned];
   const worker = {
     async run() {
       try {
-        // One stopping (for good or with an error) stops the other.
-        const stopOther = (err?: Error) => {
+        // One stopping (for good or with an error) stops the others.
+        const stopOthers = (err?: Error) => {
           worker.shutdown();
           if (err) throw err;
         };
-        await Promise.all([
-          main.run().then(() => stopOther(), stopOther),
-          pinned.run().then(() => stopOther(), stopOther),
-        ]);
+        await Promise.all(workers.map((w) => w.run().then(() => stopOthers(), stopOthers)));
       } finally {
         await browsers.closeAll();
       }
     },
     shutdown() {
-      for (const w of [main, pinned]) if (w.getState() === 'RUNNING') w.shutdown();
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
     },
-    getState: () => main.getState(),
+    getState: () => background.getState(),
   };
   return { worker, connection, browsers };
 }

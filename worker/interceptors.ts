@@ -43,7 +43,8 @@ export function observeActivities(metrics: Metrics): ActivityInterceptorsFactory
 
 /**
  * The worker options of observability: the activity interceptors always; with tracing, the OpenTelemetry
- * activity interceptors, the workflow interceptor modules and the sink that exports workflow spans.
+ * activity interceptors and the sink that exports workflow spans (its workflow interceptors are bundled:
+ * worker/workflow-bundle.ts).
  */
 export function observabilityWorkerOptions(
   metrics: Metrics,
@@ -56,7 +57,7 @@ export function observabilityWorkerOptions(
     outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
   }));
   return {
-    interceptors: { activity, workflowModules: tracingWorkflowModules },
+    interceptors: { activity },
     sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
   };
 }

@@ -4,6 +4,7 @@ import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { startMetricsServer } from '@lib/observability/metrics-auth';
 import { ensureScheduleReconciler } from '@lib/schedules/reconciler-schedule';
+import { startAdmissionReconciler } from './admission-reconciler';
 import { createWorker } from './create-worker';
 
 async function main() {
@@ -35,10 +36,12 @@ async function main() {
   if (metricsServer) logger.info({ port: workerMetricsPort }, 'worker metrics listening');
   const { worker, connection } = await createWorker(config.temporal, deps);
   await ensureScheduleReconciler(deps.temporal);
+  const reconciler = startAdmissionReconciler(deps);
   logger.info('worker started');
   try {
     await worker.run();
   } finally {
+    await reconciler.stop();
     metricsServer?.close();
     await connection.close();
     await closeDeps(deps);

@@ -1,8 +1,12 @@
 import { join } from 'node:path';
-import type { BundleOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, type BundleOptions } from '@temporalio/worker';
+import { tracingWorkflowModules } from './interceptors';
 
 /** workflows/, the barrel the worker bundles (source under tsx, compiled JS under dist/). */
 export const workflowsPath = require.resolve('../workflows');
+
+/** Workflow interceptors every bundle has: the end of an execution frees its admission slot. */
+const alwaysBundled = [require.resolve('../workflows/admission-interceptors')];
 
 /**
  * Workflows import their contracts as `@contracts`. The compiled build has that alias rewritten to a relative
@@ -20,3 +24,14 @@ export const bundlerOptions: Pick<BundleOptions, 'webpackConfigHook'> = {
     },
   }),
 };
+
+/** The workflow code every worker of a process shares (bundling takes seconds; do it once); with tracing, the
+ * OpenTelemetry workflow interceptors too. */
+export function bundleWorkflows(opts: { tracing?: boolean; logger?: BundleOptions['logger'] } = {}) {
+  return bundleWorkflowCode({
+    workflowsPath,
+    ...bundlerOptions,
+    workflowInterceptorModules: [...alwaysBundled, ...(opts.tracing ? tracingWorkflowModules : [])],
+    logger: opts.logger,
+  });
+}

@@ -76,12 +76,16 @@ export function createEtlActivities(deps: EtlDeps) {
             outcomes.push({ etlId: rule._id, outcome: 'started', detail: started.runId });
             continue;
           }
-          const started = await deps.conversations.create(memberContext(member, 'session'), {
-            agentId: rule.agentId!,
-            title: `${file.fileName} (ETL)`,
-            message: await messageFor(input, rule.prompt ?? '', file.fileName, file.chunkCount ?? 0),
-            requestId,
-          });
+          const started = await deps.conversations.create(
+            memberContext(member, 'session'),
+            {
+              agentId: rule.agentId!,
+              title: `${file.fileName} (ETL)`,
+              message: await messageFor(input, rule.prompt ?? '', file.fileName, file.chunkCount ?? 0),
+              requestId,
+            },
+            { background: true },
+          );
           outcomes.push({ etlId: rule._id, outcome: 'started', detail: started.conversationId });
         } catch (err) {
           // A refusal that will not change (the agent or chain is gone, the agent no longer usable by the

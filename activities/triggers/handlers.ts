@@ -60,12 +60,16 @@ export function createTriggerHandlerActivities(deps: TriggerHandlerDeps) {
     if (!member) return runs.failed(id, "the handler's creator is no longer a member of the organization");
     if (plan.agent) {
       const requestId = `trigger-${id}`;
-      const { conversationId } = await deps.conversations.create(memberContext(member, 'session'), {
-        agentId: plan.agent.agentId,
-        title: plan.agent.title,
-        message: plan.agent.message,
-        requestId,
-      });
+      const { conversationId } = await deps.conversations.create(
+        memberContext(member, 'session'),
+        {
+          agentId: plan.agent.agentId,
+          title: plan.agent.title,
+          message: plan.agent.message,
+          requestId,
+        },
+        { background: true },
+      );
       return runs.started(id, conversationId, requestId);
     }
     const runId = runIdOf(id);

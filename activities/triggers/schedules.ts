@@ -1,11 +1,14 @@
-import type { ScheduleFireInput, TriggerHandlerInput } from '@contracts';
+import type { ScheduleFireAdmission, ScheduleFireInput, TriggerHandlerInput } from '@contracts';
+import { BacklogFullError, type Admission } from '@lib/admission/admission';
+import { kindLabel } from '@lib/admission/kinds';
 import type { Logger } from '@lib/logger';
 import type { Repositories } from '@lib/repositories';
 import type { ScheduleSync } from '@lib/schedules/schedule-sync';
-import type { HandlerPlan } from './handlers';
+import { handlerRunId, type HandlerPlan } from './handlers';
 
 export interface ScheduleActivityDeps {
   repos: Repositories;
+  admission: Pick<Admission, 'admit'>;
   sync: Pick<ScheduleSync, 'sync'>;
   logger: Logger;
 }
@@ -62,6 +65,39 @@ export function createScheduleActivities(deps: ScheduleActivityDeps) {
         return [];
       }
       return (await tenant.scheduleHandlers.all(input.triggerId)).map((h) => h._id);
+    },
+
+    /**
+     * Room for one fire: its slot and room for the chain runs its handlers start. A fire beyond the
+     * organization's bound runs no handler; each handler's execution for it is recorded `skipped`, with the bound
+     * that was full, where the schedule's runs are read. True when the fire may go on.
+     */
+    async admitScheduleFire(input: ScheduleFireAdmission): Promise<boolean> {
+      const { organizationId, triggerId, firedAt } = input;
+      try {
+        await deps.admission.admit(organizationId, 'schedule_fires', input.fireId, ['chain_runs']);
+        return true;
+      } catch (err) {
+        if (!(err instanceof BacklogFullError)) throw err;
+        const tenant = deps.repos.tenant(organizationId);
+        const statusMessage =
+          `skipped: the organization had ${err.limit} ${kindLabel(err.kind)} unfinished, its bound; ` +
+          'this fire ran no handler';
+        for (const handler of await tenant.scheduleHandlers.all(triggerId)) {
+          const key = { organizationId, source: 'schedule' as const, parentId: triggerId, eventKey: firedAt };
+          const id = handlerRunId({ ...key, handlerId: handler._id });
+          await tenant.handlerRuns.open(id, {
+            source: 'schedule',
+            parentId: triggerId,
+            eventKey: firedAt,
+            handlerId: handler._id,
+            handlerType: handler.handlerType,
+          });
+          await tenant.handlerRuns.skipped(id, statusMessage);
+        }
+        deps.logger.warn({ organizationId, triggerId, firedAt, kind: err.kind }, 'schedule fire skipped');
+        return false;
+      }
     },
 
     /** Applies every trigger record whose Schedule may not match it yet (see ScheduleSync). */

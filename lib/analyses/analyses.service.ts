@@ -1,3 +1,4 @@
+import type { Admission } from '@lib/admission/admission';
 import type { RequestContext } from '@lib/auth/context';
 import type { ConversationsService } from '@lib/conversations/conversations.service';
 import { badRequest, conflict, notFound } from '@lib/errors';
@@ -6,7 +7,7 @@ import { page, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
 import type { TemporalDeps } from '@lib/temporal/client';
 import type { AnalysisDoc } from './analysis.schema';
-import { cancelRun, startRun } from './analysis-runs';
+import { admitRun, cancelRun, startRun } from './analysis-runs';
 import { toAnalysisView } from './analyses.repository';
 
 export interface AnalysisCreateBody {
@@ -36,6 +37,7 @@ export class AnalysesService {
     private readonly repos: Repositories,
     private readonly conversations: Pick<ConversationsService, 'load'>,
     private readonly temporal: TemporalDeps,
+    private readonly admission: Pick<Admission, 'admit' | 'startCounted'>,
   ) {}
 
   private repo(ctx: RequestContext) {
@@ -58,15 +60,23 @@ export class AnalysesService {
   async create(ctx: RequestContext, conversationId: string, body: AnalysisCreateBody) {
     const conversation = await this.conversations.load(ctx, conversationId);
     await this.requireAgent(ctx, conversation.agentId);
-    const analysis = await this.repo(ctx).create(newId('ana'), {
-      conversationId,
-      agentId: conversation.agentId,
-      creatorUserId: ctx.userId,
-      title: title(body.title),
-      description: (body.description ?? '').trim(),
-    });
+    const analysisId = newId('ana');
+    const admitted = await admitRun(this.admission, ctx.organizationId, analysisId, 1);
+    let analysis: AnalysisDoc;
     try {
-      await startRun(this.temporal, analysis);
+      analysis = await this.repo(ctx).create(analysisId, {
+        conversationId,
+        agentId: conversation.agentId,
+        creatorUserId: ctx.userId,
+        title: title(body.title),
+        description: (body.description ?? '').trim(),
+      });
+    } catch (err) {
+      await admitted.undo();
+      throw err;
+    }
+    try {
+      await startRun(this.temporal, this.admission, analysis, admitted);
     } catch (err) {
       // Not started: nothing would ever run it.
       await this.repo(ctx).remove(analysis._id);
@@ -100,11 +110,17 @@ export class AnalysesService {
       (set.description !== undefined && set.description !== before.description);
     const rerun = changed || body.rerun === true;
     if (rerun) await this.requireAgent(ctx, before.agentId);
+    const admitted = rerun
+      ? await admitRun(this.admission, ctx.organizationId, analysisId, before.generation + 1)
+      : undefined;
     const updated = await this.repo(ctx).changeQuestion(analysisId, set, rerun);
-    if (!updated) throw notFound('analysis');
+    if (!updated) {
+      await admitted?.undo();
+      throw notFound('analysis');
+    }
     if (rerun) {
       await cancelRun(this.temporal, before);
-      await startRun(this.temporal, updated);
+      await startRun(this.temporal, this.admission, updated, admitted);
     }
     return toAnalysisView(updated);
   }

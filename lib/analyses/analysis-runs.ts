@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { WORKFLOWS, workflowIds, type AnalysisInput, type AnalysisWorkflow } from '@contracts';
+import type { Admission, Slot } from '@lib/admission/admission';
 import type { Repositories } from '@lib/repositories';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
 import { ACTIVE_STATUSES } from './analysis-rules';
@@ -11,17 +12,40 @@ const inputOf = (a: AnalysisDoc): AnalysisInput => ({
   generation: a.generation,
 });
 
-/** Starts the run of the analysis's current generation; a repeat finds the run already started. */
-export async function startRun(temporal: TemporalDeps, analysis: AnalysisDoc) {
+/** Starts the run of the analysis's current generation; a repeat finds the run already started. It counts as
+ * one of the organization's unfinished analyses (`admitted`: see Admission.startCounted). */
+export async function startRun(
+  temporal: TemporalDeps,
+  admission: Pick<Admission, 'startCounted'>,
+  analysis: AnalysisDoc,
+  admitted?: Slot,
+) {
   const input = inputOf(analysis);
-  await startIdempotent<AnalysisWorkflow>(temporal, WORKFLOWS.analysis, {
-    workflowId: workflowIds.analysis(input.organizationId, input.analysisId, input.generation),
-    // A generation runs once, even after its run ended.
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    args: [input],
-    attributes: { organizationId: input.organizationId },
-  });
+  const workflowId = workflowIds.analysis(input.organizationId, input.analysisId, input.generation);
+  await admission.startCounted(
+    input.organizationId,
+    'analyses',
+    workflowId,
+    () =>
+      startIdempotent<AnalysisWorkflow>(temporal, WORKFLOWS.analysis, {
+        workflowId,
+        // A generation runs once, even after its run ended.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        args: [input],
+        attributes: { organizationId: input.organizationId },
+      }),
+    admitted,
+  );
 }
+
+/** Room for the run of an analysis's generation, taken before anything is written (429 beyond the bound). */
+export const admitRun = (
+  admission: Pick<Admission, 'admit'>,
+  organizationId: string,
+  analysisId: string,
+  generation: number,
+) =>
+  admission.admit(organizationId, 'analyses', workflowIds.analysis(organizationId, analysisId, generation));
 
 /**
  * Asks the run of `analysis` (as read before a re-run or removal) to stop, when it may still be going. The run

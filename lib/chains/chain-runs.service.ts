@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { WORKFLOWS, workflowIds, type ChainRunInput, type ChainRunWorkflow } from '@contracts';
 import type { RequestContext } from '@lib/auth/context';
+import type { Admission, Slot } from '@lib/admission/admission';
 import { createOrFind } from '@lib/db/duplicate-key';
 import { badRequest, conflict, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
@@ -42,6 +43,10 @@ export interface StartRun {
 /** Runs whose starter waits for the answer: an input that fans out too wide is a 400 for them. */
 const REFUSED_AT_START: readonly TriggerType[] = ['api', 'app', 'agent'];
 
+/** Runs a person or an app asks for wait for room under the organization's bound (429 beyond it); the others
+ * were admitted with what led to them (a delivery, a fire, an ingested file) and are only counted. */
+const ADMITTED_AT_START: readonly TriggerType[] = ['api', 'app'];
+
 /** A run id derived from a business key (a trigger's delivery, a tool call): a retry finds the same run. */
 export function derivedRunId(key: string): string {
   return `run_${createHash('sha256').update(key).digest('base64url').slice(0, 22)}`;
@@ -53,6 +58,7 @@ export class ChainRunsService {
     private readonly repos: Repositories,
     private readonly temporal: TemporalDeps,
     private readonly chains: ChainsService,
+    private readonly admission: Pick<Admission, 'admit' | 'startCounted'>,
     /** CHAIN_FANOUT_MAX (its default unless given) */
     private readonly fanOutMax = 1000,
   ) {}
@@ -94,12 +100,33 @@ export class ChainRunsService {
     };
   }
 
-  private async launch(input: ChainRunInput, triggerId: string | undefined) {
-    await startIdempotent<ChainRunWorkflow>(this.temporal, WORKFLOWS.chainRun, {
-      workflowId: workflowIds.chainRun(input.organizationId, input.runId, input.generation),
-      args: [input],
-      attributes: { organizationId: input.organizationId, actionChainId: input.actionChainId, triggerId },
-    });
+  /** Starts an execution of a run, counted as one of the organization's unfinished chain runs (`admitted`: see
+   * Admission.startCounted). */
+  private async launch(input: ChainRunInput, triggerId?: string, admitted?: Slot) {
+    const { organizationId } = input;
+    const workflowId = workflowIds.chainRun(organizationId, input.runId, input.generation);
+    await this.admission.startCounted(
+      organizationId,
+      'chain_runs',
+      workflowId,
+      () =>
+        startIdempotent<ChainRunWorkflow>(this.temporal, WORKFLOWS.chainRun, {
+          workflowId,
+          args: [input],
+          attributes: { organizationId, actionChainId: input.actionChainId, triggerId },
+        }),
+      admitted,
+    );
+  }
+
+  /** A run a person or an app asks for waits for room under the organization's bound (429 beyond it). */
+  private async admit(organizationId: string, triggerType: TriggerType, runId: string, generation: number) {
+    if (!ADMITTED_AT_START.includes(triggerType)) return undefined;
+    return this.admission.admit(
+      organizationId,
+      'chain_runs',
+      workflowIds.chainRun(organizationId, runId, generation),
+    );
   }
 
   /** Creates a new run (or finds the one a deterministic runId already names) without starting it. */
@@ -143,16 +170,30 @@ export class ChainRunsService {
 
   /** A new run (or the one a deterministic runId already names), started durably. */
   async startRun(organizationId: string, start: StartRun) {
-    const { run, input } = await this.createRun(organizationId, start);
-    if (start.retriedByCaller) await this.launch(input, start.triggerId);
-    else await this.launchOrFail(organizationId, input, start.triggerId);
+    const runId = start.runId ?? newId('run');
+    const admitted = await this.admit(organizationId, start.triggerType, runId, 1);
+    let created: Awaited<ReturnType<ChainRunsService['createRun']>>;
+    try {
+      created = await this.createRun(organizationId, { ...start, runId });
+    } catch (err) {
+      await admitted?.undo();
+      throw err;
+    }
+    const { run, input } = created;
+    if (start.retriedByCaller) await this.launch(input, start.triggerId, admitted);
+    else await this.launchOrFail(organizationId, input, start.triggerId, admitted);
     return { messageId: run.messageId, runId: run._id, actionChainId: start.actionChainId };
   }
 
   /** A run that could not be started is marked failed (it would wait as pending forever otherwise). */
-  private async launchOrFail(organizationId: string, input: ChainRunInput, triggerId?: string) {
+  private async launchOrFail(
+    organizationId: string,
+    input: ChainRunInput,
+    triggerId?: string,
+    admitted?: Slot,
+  ) {
     try {
-      await this.launch(input, triggerId);
+      await this.launch(input, triggerId, admitted);
     } catch (err) {
       await this.runs(organizationId).finish(
         input.runId,
@@ -185,13 +226,22 @@ export class ChainRunsService {
     if (!existing || existing.actionChainId !== actionChainId) throw notFound('run');
     this.checkOnlyStep(steps, body.onlyStep);
     const messageId = newId('msg');
+    const admitted = await this.admit(ctx.organizationId, 'api', existing._id, existing.generation + 1);
     const run = await this.runs(ctx.organizationId).rerun(body.runId, {
       status: resetToRunning ? 'running' : 'pending',
       messageId,
       startedByUserId: ctx.userId,
     });
-    if (!run) throw conflict('the run is still pending or running; re-run it once it has finished');
-    await this.launchOrFail(ctx.organizationId, this.executionOf(run, steps, body.onlyStep));
+    if (!run) {
+      await admitted?.undo();
+      throw conflict('the run is still pending or running; re-run it once it has finished');
+    }
+    await this.launchOrFail(
+      ctx.organizationId,
+      this.executionOf(run, steps, body.onlyStep),
+      undefined,
+      admitted,
+    );
     return { messageId, runId: run._id, actionChainId };
   }
 

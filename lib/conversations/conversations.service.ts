@@ -155,8 +155,12 @@ export class ConversationsService {
     };
   }
 
-  /** Creates or continues a conversation; with a message, queues the turn and returns at once. */
-  async create(ctx: RequestContext, body: ConversationCreateBody) {
+  /**
+   * Creates or continues a conversation; with a message, queues the turn and returns at once. A person's turn
+   * runs on the interactive queue; one an automation starts (a schedule's or webhook's agent handler) is
+   * `background` work and waits with the rest of it.
+   */
+  async create(ctx: RequestContext, body: ConversationCreateBody, opts: { background?: boolean } = {}) {
     if (body.callbackUrl) await this.checkCallbackUrl(body.callbackUrl);
     // The turn limit is counted while the conversation or agent is read, and checked before anything is written.
     const capacity = body.message ? this.checkTurnCapacity(ctx) : Promise.resolve();
@@ -215,6 +219,7 @@ export class ConversationsService {
         // A requestId answers once, even after its turn completed.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         attributes: { organizationId: ctx.organizationId, agentId: conversation.agentId },
+        interactive: !opts.background,
         args: [
           {
             organizationId: ctx.organizationId,

@@ -1,4 +1,5 @@
 import { WORKFLOWS, workflowIds, type IngestFileWorkflow, type PurgeKnowledgeWorkflow } from '@contracts';
+import type { Admission, Slot } from '@lib/admission/admission';
 import type { RequestContext } from '@lib/auth/context';
 import { AppError, badRequest, conflict, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
@@ -56,6 +57,7 @@ export class KbFilesService {
     private readonly access: KbAccess,
     private readonly temporal: TemporalDeps,
     private readonly objects: ObjectStore,
+    private readonly admission: Pick<Admission, 'admit' | 'startCounted'>,
     private readonly maxFileBytes: number,
   ) {}
 
@@ -69,22 +71,54 @@ export class KbFilesService {
     return file;
   }
 
-  /** Starts the ingestion run of a file's current generation (idempotent per generation). */
-  private async ingest(file: KbFileDoc, copyOf?: { organizationId: string; fileId: string }) {
-    await startIdempotent<IngestFileWorkflow>(this.temporal, WORKFLOWS.ingestFile, {
-      workflowId: workflowIds.ingestFile(file.organizationId, file._id, file.generation),
-      attributes: { organizationId: file.organizationId, knowledgeBaseId: file.knowledgeBaseId },
-      args: [
-        {
-          organizationId: file.organizationId,
-          knowledgeBaseId: file.knowledgeBaseId,
-          fileId: file._id,
-          generation: file.generation,
-          uploadDeadline: new Date(Date.now() + UPLOAD_WAIT_MS).toISOString(),
-          copyOf,
-        },
-      ],
-    });
+  /** Room for the ingestion of a file's generation, taken before the request writes anything (429 beyond the
+   * organization's bound). */
+  private admit(organizationId: string, fileId: string, generation = 1) {
+    return this.admission.admit(
+      organizationId,
+      'ingestions',
+      workflowIds.ingestFile(organizationId, fileId, generation),
+    );
+  }
+
+  /** Starts the ingestion run of a file's current generation (idempotent per generation), counted as one of the
+   * organization's unfinished ingestions (`admitted`: see Admission.startCounted). */
+  private async ingest(
+    file: KbFileDoc,
+    opts: { copyOf?: { organizationId: string; fileId: string }; admitted?: Slot } = {},
+  ) {
+    const workflowId = workflowIds.ingestFile(file.organizationId, file._id, file.generation);
+    await this.admission.startCounted(
+      file.organizationId,
+      'ingestions',
+      workflowId,
+      () =>
+        startIdempotent<IngestFileWorkflow>(this.temporal, WORKFLOWS.ingestFile, {
+          workflowId,
+          attributes: { organizationId: file.organizationId, knowledgeBaseId: file.knowledgeBaseId },
+          args: [
+            {
+              organizationId: file.organizationId,
+              knowledgeBaseId: file.knowledgeBaseId,
+              fileId: file._id,
+              generation: file.generation,
+              uploadDeadline: new Date(Date.now() + UPLOAD_WAIT_MS).toISOString(),
+              copyOf: opts.copyOf,
+            },
+          ],
+        }),
+      opts.admitted,
+    );
+  }
+
+  /** Runs `write` with the slot of an ingestion taken; gives it back when `write` fails. */
+  private async withSlot<T>(slot: Slot, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      await slot.undo();
+      throw err;
+    }
   }
 
   async createUploadUrl(ctx: RequestContext, knowledgeBaseId: string, body: UploadUrlBody) {
@@ -99,6 +133,20 @@ export class KbFilesService {
         `sizeBytes ${body.sizeBytes} is over the ${this.maxFileBytes} bytes a file may have (KB_MAX_FILE_BYTES)`,
       );
     const fileId = newId('kbf');
+    const admitted = await this.admit(ctx.organizationId, fileId);
+    return this.withSlot(admitted, () =>
+      this.openUpload(ctx, knowledgeBaseId, fileId, fileName, body, admitted),
+    );
+  }
+
+  private async openUpload(
+    ctx: RequestContext,
+    knowledgeBaseId: string,
+    fileId: string,
+    fileName: string,
+    body: UploadUrlBody,
+    admitted: Slot,
+  ) {
     const key = objectKey(ctx.organizationId, knowledgeBaseId, fileId, fileName);
     // The upload has its own key: the ingestion moves the bytes to `key` (see takeUpload).
     const uploadKey = uploadKeyOf(key);
@@ -118,7 +166,7 @@ export class KbFilesService {
       externalFileUrl: body.externalFileUrl ?? null,
     });
     try {
-      await this.ingest(file);
+      await this.ingest(file, { admitted });
     } catch (err) {
       // Never a file waiting for a run that does not exist: it says what happened and how to go on.
       await this.files(ctx).setForGeneration(fileId, file.generation, {
@@ -192,6 +240,17 @@ export class KbFilesService {
     const problem = uploadTypeProblem(source.fileName, source.contentType);
     if (problem) throw badRequest(problem);
     const fileId = newId('kbf');
+    const admitted = await this.admit(ctx.organizationId, fileId);
+    return this.withSlot(admitted, () => this.fileFromObject(ctx, knowledgeBaseId, fileId, source, admitted));
+  }
+
+  private async fileFromObject(
+    ctx: RequestContext,
+    knowledgeBaseId: string,
+    fileId: string,
+    source: { fileName: string; contentType: string; key: string; sizeBytes: number },
+    admitted: Slot,
+  ) {
     const key = objectKey(ctx.organizationId, knowledgeBaseId, fileId, source.fileName);
     await this.objects.copy(source.key, key);
     const file = await this.files(ctx).create(fileId, {
@@ -204,7 +263,7 @@ export class KbFilesService {
       sizeBytes: source.sizeBytes,
     });
     try {
-      await this.ingest(file);
+      await this.ingest(file, { admitted });
     } catch (err) {
       await this.files(ctx).setForGeneration(fileId, file.generation, {
         status: 'ERROR',
@@ -247,13 +306,16 @@ export class KbFilesService {
   async reindex(ctx: RequestContext, knowledgeBaseId: string, fileId: string) {
     await this.access.writable(ctx, knowledgeBaseId);
     const current = await this.file(ctx, knowledgeBaseId, fileId);
-    const next = await this.files(ctx).nextGeneration(
-      fileId,
-      current.uploadedAt ? 'ENQUEUED' : 'WAITING-UPLOAD',
-    );
-    if (!next) throw notFound('file');
-    await this.ingest(next);
-    return toFileView(next);
+    const admitted = await this.admit(ctx.organizationId, fileId, current.generation + 1);
+    return this.withSlot(admitted, async () => {
+      const next = await this.files(ctx).nextGeneration(
+        fileId,
+        current.uploadedAt ? 'ENQUEUED' : 'WAITING-UPLOAD',
+      );
+      if (!next) throw notFound('file');
+      await this.ingest(next, { admitted });
+      return toFileView(next);
+    });
   }
 
   async downloadLink(ctx: RequestContext, knowledgeBaseId: string, fileId: string) {
@@ -280,6 +342,19 @@ export class KbFilesService {
     if (source.status !== 'READY')
       throw conflict(`only READY files can be copied; this one is ${source.status}`);
     const copyId = newId('kbf');
+    const admitted = await this.admit(ctx.organizationId, copyId);
+    return this.withSlot(admitted, () =>
+      this.copyAs(ctx, source, copyId, destinationKnowledgeBaseId, admitted),
+    );
+  }
+
+  private async copyAs(
+    ctx: RequestContext,
+    source: KbFileDoc,
+    copyId: string,
+    destinationKnowledgeBaseId: string,
+    admitted: Slot,
+  ) {
     const copy = await this.files(ctx).create(copyId, {
       knowledgeBaseId: destinationKnowledgeBaseId,
       fileName: source.fileName,
@@ -292,7 +367,7 @@ export class KbFilesService {
       externalFileUrl: source.externalFileUrl,
       sizeBytes: source.sizeBytes,
     });
-    await this.ingest(copy, { organizationId: ctx.organizationId, fileId });
+    await this.ingest(copy, { copyOf: { organizationId: ctx.organizationId, fileId: source._id }, admitted });
     return toFileView(copy);
   }
 }

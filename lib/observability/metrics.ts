@@ -37,6 +37,18 @@ export function createMetrics(defaultLabels: Record<string, string> = {}) {
       labelNames: ['activity_type'] as const,
       registers: [registry],
     }),
+    admissionAdmitted: new Counter({
+      name: 'admission_admitted_total',
+      help: "Background executions counted against their organization's bound, by organization and kind",
+      labelNames: ['organization_id', 'kind'] as const,
+      registers: [registry],
+    }),
+    admissionRefused: new Counter({
+      name: 'admission_refused_total',
+      help: 'Background work refused (429, or a schedule fire skipped) for a full backlog, by organization and the kind that was full',
+      labelNames: ['organization_id', 'kind'] as const,
+      registers: [registry],
+    }),
     llmTokens: new Counter({
       name: 'llm_tokens_total',
       help: 'Model tokens billed, by organization and kind (prompt or completion)',

@@ -31,6 +31,9 @@ export const organizationSchema = new Schema(
     defaultUserGroupId: { type: String, default: null },
     /** Set by operators: only such organizations may publish public agents and knowledge bases. */
     hostsPublicContent: { type: Boolean, default: false },
+    /** Set by operators (`cli admission set`): this organization's own bounds of unfinished background work, by
+     * kind (lib/admission/kinds.ts); a kind not here has the configured default. */
+    admissionLimits: { type: Schema.Types.Mixed, default: () => ({}) },
     billingVisibility: { type: String, default: 'all', enum: ['all', 'owners'] as const },
     subscription: {
       plan: { type: String, default: 'free' },

@@ -64,24 +64,40 @@ export function createTemporalClient(
 
 export type TemporalDeps = ReturnType<typeof createTemporalClient>;
 
+/** The queue of interactive work (chat turns): its own worker slots, so background work never delays it. */
+export const interactiveTaskQueue = (taskQueue: string) => `${taskQueue}-interactive`;
+
+/**
+ * Task-queue fairness keyed by organization (README "Admission"): within a queue, Temporal's matching service
+ * dispatches each organization's backlog in turn, so one organization's queued work does not delay another's
+ * first execution. Child workflows and activities inherit it.
+ */
+export const fairnessOf = (organizationId: string) => ({ fairnessKey: organizationId });
+
 /**
  * Starts a workflow by deterministic id, tagged with the search attributes of what it belongs to (`attributes`:
- * the organization always, the agent, chain, knowledge base or trigger where one applies). An execution already
- * running under that id means this exact request was already accepted, which is success, not an error.
+ * the organization always, the agent, chain, knowledge base or trigger where one applies) and its organization's
+ * fairness key, on the background queue unless it is `interactive`. An execution already running under that id
+ * means this exact request was already accepted, which is success, not an error.
  */
 export async function startIdempotent<W extends Workflow>(
   temporal: TemporalDeps,
   workflow: string,
-  options: Omit<WorkflowStartOptions<W>, 'taskQueue' | 'typedSearchAttributes' | 'searchAttributes'> & {
+  options: Omit<
+    WorkflowStartOptions<W>,
+    'taskQueue' | 'typedSearchAttributes' | 'searchAttributes' | 'priority'
+  > & {
     attributes: RunAttributes;
+    interactive?: boolean;
   },
 ): Promise<{ workflowId: string; alreadyStarted: boolean }> {
-  const { attributes, ...start } = options;
+  const { attributes, interactive, ...start } = options;
   try {
     await temporal.client.workflow.start<W>(workflow, {
       ...start,
-      taskQueue: temporal.taskQueue,
+      taskQueue: interactive ? interactiveTaskQueue(temporal.taskQueue) : temporal.taskQueue,
       typedSearchAttributes: searchAttributePairs(attributes),
+      priority: fairnessOf(attributes.organizationId),
     } as WorkflowStartOptions<W>);
     return { workflowId: options.workflowId, alreadyStarted: false };
   } catch (err) {

@@ -25,7 +25,7 @@ export const handlerRunSchema = new Schema(
     runId: { type: String, default: null },
     /** the turn's request id (agent handlers) */
     requestId: { type: String, default: null },
-    status: { type: String, enum: ['starting', 'started', 'failed'], required: true },
+    status: { type: String, enum: ['starting', 'started', 'failed', 'skipped'], required: true },
     statusMessage: { type: String, default: null },
     startedAt: { type: Date, required: true },
     endedAt: { type: Date, default: null },

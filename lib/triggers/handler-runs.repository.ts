@@ -43,6 +43,14 @@ export class HandlerRunsRepository extends TenantRepository {
     });
   }
 
+  /** An execution that was never started (its fire came while the organization's backlog was full). */
+  async skipped(id: string, statusMessage: string) {
+    await this.model.updateOne(
+      { _id: id, organizationId: this.organizationId, status: 'starting' },
+      { $set: { status: 'skipped', statusMessage, endedAt: new Date() } },
+    );
+  }
+
   /** The most recent execution of any handler of a schedule or webhook. */
   latest(parentId: string) {
     return this.model

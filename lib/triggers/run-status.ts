@@ -2,7 +2,7 @@ import { iso } from '@lib/db/view';
 import type { Repositories } from '@lib/repositories';
 import type { HandlerRunDoc } from './handler-run.schema';
 
-export type HandlerRunStatus = 'pending' | 'running' | 'success' | 'failed' | 'unknown';
+export type HandlerRunStatus = 'pending' | 'running' | 'success' | 'failed' | 'skipped' | 'unknown';
 
 export interface HandlerRunView {
   handlerId: string;
@@ -28,7 +28,7 @@ export async function describeHandlerRun(repos: Repositories, run: HandlerRunDoc
     startedAt: iso(run.startedAt),
     endedAt: iso(run.endedAt),
   };
-  if (run.status === 'failed') return { ...base, status: 'failed' };
+  if (run.status === 'failed' || run.status === 'skipped') return { ...base, status: run.status };
   if (run.status === 'starting' || !run.runId) return { ...base, status: 'pending' };
   const tenant = repos.tenant(run.organizationId);
   if (run.handlerType === 'agent') {

@@ -6,6 +6,7 @@ import {
   type WebhookDeliveryWorkflow,
   type WebhookRequest,
 } from '@contracts';
+import type { Admission } from '@lib/admission/admission';
 import { notFound, ServiceUnavailableError, unavailableDependency } from '@lib/errors';
 import { newId } from '@lib/ids';
 import type { Logger } from '@lib/logger';
@@ -47,6 +48,7 @@ export class WebhookDeliveriesService {
     private readonly repos: Repositories,
     private readonly temporal: TemporalDeps,
     private readonly limiter: WebhookRateLimiter,
+    private readonly admission: Pick<Admission, 'admit' | 'startCounted'>,
     private readonly settings: WebhookSettings,
     private readonly logger: Logger,
   ) {}
@@ -108,18 +110,24 @@ export class WebhookDeliveriesService {
       receivedAt: new Date().toISOString(),
       request,
     };
+    const workflowId = workflowIds.webhookDelivery(organizationId, webhookId, deliveryId);
+    // Room for the delivery and for the chain runs its handlers start (429 beyond the organization's bound).
+    const slot = await this.admission.admit(organizationId, 'webhook_deliveries', workflowId, ['chain_runs']);
     let alreadyStarted: boolean;
     try {
-      ({ alreadyStarted } = await startIdempotent<WebhookDeliveryWorkflow>(
-        this.temporal,
-        WORKFLOWS.webhookDelivery,
-        {
-          workflowId: workflowIds.webhookDelivery(organizationId, webhookId, deliveryId),
-          args: [input],
-          attributes: { organizationId, triggerId: webhookId },
-          // an event id is accepted once, even after its delivery finished
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        },
+      ({ alreadyStarted } = await this.admission.startCounted(
+        organizationId,
+        'webhook_deliveries',
+        workflowId,
+        () =>
+          startIdempotent<WebhookDeliveryWorkflow>(this.temporal, WORKFLOWS.webhookDelivery, {
+            workflowId,
+            args: [input],
+            attributes: { organizationId, triggerId: webhookId },
+            // an event id is accepted once, even after its delivery finished
+            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          }),
+        slot,
       ));
     } catch (err) {
       this.logger.error({ err, organizationId, webhookId }, 'webhook delivery could not be recorded');

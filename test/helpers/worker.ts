@@ -1,8 +1,8 @@
-import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { createWorker } from '@worker/create-worker';
-import { bundlerOptions, workflowsPath } from '@worker/workflow-bundle';
+import { bundleWorkflows } from '@worker/workflow-bundle';
 import { testEnv, type TestEnv } from './env';
 import { mutationTestingWorkerOptions } from './mutation';
 import { createTestOrg, type TestOrg } from './org';
@@ -11,7 +11,7 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
 /** Bundling takes seconds: do it once per run and give every test worker the same bundle. */
 export function workflowBundle() {
-  bundle ??= bundleWorkflowCode({ workflowsPath, ...bundlerOptions, logger: silentLogger });
+  bundle ??= bundleWorkflows({ logger: silentLogger });
   return bundle;
 }
 

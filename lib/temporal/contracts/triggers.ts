@@ -5,6 +5,14 @@ export interface ScheduleFireInput {
   triggerId: string;
 }
 
+/** One fire, as the fire's workflow asks for room for it (README "Admission"). */
+export interface ScheduleFireAdmission extends ScheduleFireInput {
+  /** the fire's workflow id: what its slot is counted under */
+  fireId: string;
+  /** the fire's scheduled time (ISO): the event key of its handlers' executions */
+  firedAt: string;
+}
+
 export type TriggerSource = 'schedule' | 'webhook';
 
 /** One handler's execution for one schedule fire or webhook delivery. Id: workflowIds.triggerHandler. */

@@ -1,0 +1,285 @@
+/**
+ * Noisy neighbours (issue 38): one organization's chat turns, idle and then while another organization keeps its
+ * background bounds full, side by side in one run.
+ *
+ * - Organization B sends TURNS (30) chat turns one at a time; each is timed from its POST to the stored reply
+ *   (GET …/conversations/{id} polled every 10 ms). First idle, then under A's load.
+ * - Organization A's load, CLIENTS (24) closed-loop clients as they ship from HTTP: executes across WEBHOOKS (10)
+ *   webhooks (one one-step chain handler each, at their allowed rate of 600 a minute), chain runs, upload URLs
+ *   with their bytes, and chat turns (its own 20-turn limit answers the rest with 429). B's loaded turns start once
+ *   A has been refused `backlog_full` (its bounds are full).
+ * - Organization C starts one chain run while A's backlog is full: the time until that run is running.
+ * - After the load: every execution A had accepted completes (its deliveries' chain runs are counted against the
+ *   accepted deliveries, its direct runs and its files too), and A's `429 backlog_full` answers are timed.
+ * Targets: B's loaded p50 ≤ 2× idle, p99 ≤ 5× idle, no turn unanswered; C's run running within 5 s; A's excess
+ * refused within 50 ms (p99). The scripted model answers at once. The API and the worker run as they ship, each in
+ * its own process (bench/lib/service-processes.ts).
+ *   STACK_PORT_OFFSET=500 node bench/run.mjs neighbours
+ */
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { loadConfig } from '@lib/config';
+import { closeDeps, createDeps } from '@lib/deps';
+import { createLogger } from '@lib/logger';
+import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
+import { startScriptedLlm } from '@test/helpers/llm';
+import { keepAliveAgent, send } from './lib/load';
+import { startApiProcess, startWorkerProcess, stopProcess } from './lib/service-processes';
+
+const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
+const TURNS = num('TURNS', 30);
+const CLIENTS = num('CLIENTS', 24);
+const WEBHOOKS = num('WEBHOOKS', 10);
+const TURN_TIMEOUT_MS = num('TURN_TIMEOUT_MS', 120_000);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : NaN;
+};
+const ms = (x: number) => `${x.toFixed(0)} ms`;
+
+async function main() {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const llm = await startScriptedLlm();
+  llm.setDefault({ content: '{"ok": true}' });
+  const serviceEnv = {
+    OPENAI_BASE_URL: llm.baseURL,
+    OPENAI_API_KEY: llm.apiKey,
+    TEMPORAL_TASK_QUEUE: `bench-neighbours-${randomBytes(4).toString('hex')}`,
+  };
+  const config = loadConfig({ ...process.env, ...serviceEnv });
+  const deps = await createDeps(config, { logger: createLogger('silent') });
+  const worker = startWorkerProcess(serviceEnv);
+  const api = await startApiProcess(serviceEnv);
+  const base = `http://127.0.0.1:${api.port}`;
+  const http = keepAliveAgent(CLIENTS + 8);
+  const call = (token: string | null, method: 'GET' | 'POST', path: string, body?: object) =>
+    send(base, http, method, path, token ? { Authorization: `Bearer ${token}` } : {}, body);
+  const json = async (token: string, method: 'GET' | 'POST', path: string, body?: object) => {
+    const res = await call(token, method, path, body);
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.body}`);
+    return JSON.parse(res.body) as Record<string, unknown>;
+  };
+  const org = async (name: string) => {
+    const boot = await bootstrapOrganization(deps.repos, deps.tokens, {
+      orgName: name,
+      email: `${name.toLowerCase()}-${randomBytes(4).toString('hex')}@example.test`,
+      name,
+    });
+    return {
+      id: boot.organizationId,
+      token: boot.sessionToken,
+      path: (p: string) => `/orgs/${boot.organizationId}${p}`,
+    };
+  };
+  const chainOf = async (o: Awaited<ReturnType<typeof org>>) =>
+    (
+      await json(o.token, 'POST', o.path('/chains'), {
+        name: 'Bench',
+        description: 'one step',
+        llmInstructions: 'Be brief.',
+        steps: [{ stepOrder: 1, instructions: 'Say ok to {{input.n}}' }],
+      })
+    ).actionChainId as string;
+  const agentOf = async (o: Awaited<ReturnType<typeof org>>) =>
+    (await json(o.token, 'POST', o.path('/agents'), { name: 'Helper', instructions: 'Be brief.' }))
+      .agentId as string;
+
+  const [a, b, c] = [await org('Busy'), await org('Quiet'), await org('Second')];
+  const chainA = await chainOf(a);
+  const hooks: string[] = [];
+  for (let i = 0; i < WEBHOOKS; i++) {
+    const hook = (await json(a.token, 'POST', a.path('/webhooks'), { name: `Hook ${i}` }))
+      .webhookId as string;
+    await json(a.token, 'POST', a.path(`/webhooks/${hook}/handlers`), {
+      handlerType: 'action-chain',
+      actionChainId: chainA,
+      instructions: 'Run',
+      inputMapping: { n: '{{body.n}}' },
+    });
+    hooks.push(hook);
+  }
+  const kbA = (
+    await json(a.token, 'POST', a.path('/knowledgebases'), {
+      title: 'Uploads',
+      llmDescription: 'bench',
+      type: 'ORGANIZATION',
+    })
+  ).knowledgeBaseId as string;
+  const [agentA, agentB, chainC] = [await agentOf(a), await agentOf(b), await chainOf(c)];
+
+  /** One of B's turns, POST to stored reply; undefined when it was not answered within TURN_TIMEOUT_MS. */
+  const turnB = async (i: number) => {
+    const t0 = performance.now();
+    const { conversationId } = await json(b.token, 'POST', b.path('/conversations'), {
+      agentId: agentB,
+      message: `turn ${i}`,
+    });
+    while (performance.now() - t0 < TURN_TIMEOUT_MS) {
+      const conv = await json(b.token, 'GET', b.path(`/conversations/${String(conversationId)}`));
+      if ((conv.messages as Array<{ role: string }>).some((m) => m.role === 'assistant'))
+        return performance.now() - t0;
+      await sleep(10);
+    }
+    return undefined;
+  };
+  const turnsOfB = async (label: string) => {
+    const times: number[] = [];
+    let unanswered = 0;
+    for (let i = 0; i < TURNS; i++) {
+      const t = await turnB(i);
+      if (t === undefined) unanswered++;
+      else times.push(t);
+    }
+    console.log(
+      `B's turns ${label}: p50 ${ms(pct(times, 0.5))}, p90 ${ms(pct(times, 0.9))}, p99 ${ms(pct(times, 0.99))}, unanswered ${unanswered}`,
+    );
+    return { times, unanswered };
+  };
+
+  // Warm-up: the worker polls once it has bundled its workflows.
+  for (let i = 0; i < 5; i++) await turnB(-i);
+  const idle = await turnsOfB('idle');
+
+  // --- A's load --------------------------------------------------------------------------------------------
+  const tally = { delivered: 0, runs: 0, files: 0, turns: 0, backlogFull: 0, otherRefused: 0, errors: 0 };
+  const refusedMs: number[] = [];
+  let loading = true;
+  let n = 0;
+  const client = async (kind: 'delivery' | 'run' | 'upload' | 'turn', k: number) => {
+    while (loading) {
+      const i = n++;
+      const t0 = performance.now();
+      try {
+        let res;
+        if (kind === 'delivery')
+          res = await call(null, 'POST', a.path(`/webhooks/${hooks[(k + i) % hooks.length]}/execute`), {
+            n: i,
+          });
+        else if (kind === 'run')
+          res = await call(a.token, 'POST', a.path(`/chains/${chainA}/run`), { payload: { n: i } });
+        else if (kind === 'turn')
+          res = await call(a.token, 'POST', a.path('/conversations'), {
+            agentId: agentA,
+            message: `load ${i}`,
+          });
+        else {
+          res = await call(a.token, 'POST', a.path(`/knowledgebases/${kbA}/files/upload-url`), {
+            fileName: `f${i}.txt`,
+            contentType: 'text/plain',
+          });
+          if (res.status === 201) {
+            const { uploadUrl } = JSON.parse(res.body) as { uploadUrl: string };
+            await fetch(uploadUrl, {
+              method: 'PUT',
+              body: `file ${i}`,
+              headers: { 'Content-Type': 'text/plain' },
+            });
+          }
+        }
+        const elapsed = performance.now() - t0;
+        if (res.status < 300)
+          tally[({ delivery: 'delivered', run: 'runs', upload: 'files', turn: 'turns' } as const)[kind]]++;
+        else if (res.status === 429 && res.body.includes('backlog_full')) {
+          tally.backlogFull++;
+          refusedMs.push(elapsed);
+          await sleep(200); // a sender backs off a little (Retry-After is longer)
+        } else if (res.status === 429) {
+          tally.otherRefused++;
+          await sleep(200);
+        } else tally.errors++;
+      } catch {
+        tally.errors++;
+      }
+    }
+  };
+  const kinds = (['delivery', 'run', 'upload', 'turn'] as const).flatMap((kind, j) =>
+    Array.from({ length: [16, 4, 2, 2][j]! * (CLIENTS / 24) }, (_, k) => client(kind, k)),
+  );
+  const loadStarted = performance.now();
+  while (tally.backlogFull === 0 && performance.now() - loadStarted < 120_000) await sleep(100);
+  console.log(
+    `A's bounds full after ${ms(performance.now() - loadStarted)}: ${JSON.stringify(await deps.services.admission.usage(a.id))}`,
+  );
+
+  // C's first run while A's backlog is full.
+  const cStart = performance.now();
+  const { runId } = await json(c.token, 'POST', c.path(`/chains/${chainC}/run`), { payload: { n: 0 } });
+  let cRunning = NaN;
+  while (performance.now() - cStart < 120_000) {
+    const run = await deps.repos.tenant(c.id).chainRuns.get(String(runId));
+    if (run && run.status !== 'pending') {
+      cRunning = performance.now() - cStart;
+      break;
+    }
+    await sleep(20);
+  }
+  console.log(`C's first run running after ${ms(cRunning)} while A's backlog is full`);
+
+  const loaded = await turnsOfB("under A's load");
+  loading = false;
+  await Promise.all(kinds);
+  const loadSeconds = (performance.now() - loadStarted) / 1000;
+  console.log(`A's load for ${loadSeconds.toFixed(0)} s: ${JSON.stringify(tally)}`);
+
+  // --- every execution A had accepted completes --------------------------------------------------------------
+  const drainStart = performance.now();
+  const finished = async () => {
+    const tenant = deps.repos.tenant(a.id);
+    const runs = await tenant.chainRuns.list(chainA, {
+      limit: 1,
+      offset: 0,
+      orderBy: 'created_at',
+      descending: false,
+    });
+    const usage = await deps.services.admission.usage(a.id);
+    const open = Object.values(usage).reduce((s, u) => s + u.unfinished, 0);
+    return { runs: runs.total, open };
+  };
+  let state = await finished();
+  while (state.open > 0 && performance.now() - drainStart < 900_000) {
+    await sleep(1000);
+    state = await finished();
+  }
+  const expectedRuns = tally.delivered + tally.runs;
+  const runDocs = [];
+  for (let offset = 0; offset < state.runs; offset += 500)
+    runDocs.push(
+      ...(
+        await deps.repos
+          .tenant(a.id)
+          .chainRuns.list(chainA, { limit: 500, offset, orderBy: 'created_at', descending: false })
+      ).items,
+    );
+  const ended = runDocs.filter((r) => r.status === 'success' || r.status === 'failed').length;
+  console.log(
+    `A after the load: ${state.open} executions unfinished after ${ms(performance.now() - drainStart)}; ` +
+      `chain runs ${runDocs.length} (accepted deliveries + runs: ${expectedRuns}), ended ${ended}`,
+  );
+
+  const ratio50 = pct(loaded.times, 0.5) / pct(idle.times, 0.5);
+  const ratio99 = pct(loaded.times, 0.99) / pct(idle.times, 0.99);
+  console.log('\ntarget                                   measured');
+  console.log(`B p50 loaded / idle ≤ 2                 ${ratio50.toFixed(2)}`);
+  console.log(`B p99 loaded / idle ≤ 5                 ${ratio99.toFixed(2)}`);
+  console.log(`B turns unanswered = 0                  ${loaded.unanswered}`);
+  console.log(`C's first run running ≤ 5000 ms         ${ms(cRunning)}`);
+  console.log(
+    `A's backlog_full p99 ≤ 50 ms            ${ms(pct(refusedMs, 0.99))} (p50 ${ms(pct(refusedMs, 0.5))}, ${refusedMs.length} refused)`,
+  );
+  console.log(
+    `A's accepted work all ended             ${state.open === 0 && runDocs.length === expectedRuns && ended === expectedRuns}`,
+  );
+
+  await stopProcess(worker);
+  await stopProcess(api.child);
+  await closeDeps(deps);
+  await llm.close();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
