@@ -221,6 +221,22 @@ describe('browser sessions', function () {
     await eventually(() => browserPids(session!.sessionId).length === 0);
   });
 
+  it('reads a wildcard entry as subdomains only: *.localhost does not reach localhost itself', async () => {
+    const hitsBefore = secretHits;
+    const { agentId, model } = await browsingAgent(['*.localhost']);
+    const results = script(model, [{ action: 'navigate', url: `http://localhost:${port}/secret` }]);
+    const conversationId = await browserTask(agentId);
+    const [bare] = results();
+    expect(bare).to.include({ ok: false });
+    expect(bare!.error).to.contain('localhost is not on the allow-list');
+    expect(secretHits).to.equal(hitsBefore);
+    const [session] = await list(conversationId);
+    await as(env, org.owner.token)
+      .post(sessionsPath(conversationId, `/${session!.sessionId}/stop`))
+      .expect(200);
+    await eventually(() => browserPids(session!.sessionId).length === 0);
+  });
+
   it('with the production address guard, refuses a private address and a name that resolves to one', async () => {
     const outbound = createOutboundClient({
       allowPrivate: false,
