@@ -304,6 +304,27 @@ describe('analyses', () => {
     }
   });
 
+  it('fails without asking the model when the organization has no credits left', async () => {
+    const { model, conversationId } = await conversationWithAgent();
+    const credits = env.deps.services.credits;
+    await credits.grant(
+      org.organizationId,
+      -(await credits.balance(org.organizationId)),
+      'test: empty the account',
+    );
+    expect(await credits.balance(org.organizationId)).to.equal(0);
+    env.llm.on({ model }, { content: 'an answer that must never be paid for' });
+    const broke = await finished(conversationId, (await create(conversationId)).analysisId);
+    expect(broke).to.deep.include({
+      status: 'failed',
+      error: "the organization's credits are used up; an operator can grant more",
+      result: null,
+      artifactId: null,
+    });
+    expect(env.llm.chatRequests.filter((b) => b.model === model)).to.have.length(0);
+    expect(await credits.balance(org.organizationId)).to.equal(0);
+  });
+
   it('is reached only by those who may read the conversation, and answers bad input with 4xx', async () => {
     const { agentId, model, conversationId } = await conversationWithAgent();
     env.llm.on({ model }, { content: 'ok' });

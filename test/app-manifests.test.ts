@@ -82,6 +82,16 @@ describe('app manifests: what a version declares and its approval', () => {
     });
     expect(refused.body.error.message).to.contain('invoices').and.contain('chn_reports');
     expect((await manifestOf(a.artifactId).expect(200)).body.approved).to.equal(null);
+
+    // a missing table alone blocks approval too (no workflows declared at all)
+    const tablesOnly = { workflows: [], tables: [{ table: 'invoices', access: 'read' }] };
+    const b = await uploadArtifact(env, org, org.chat.token, { content: appHtml(tablesOnly) });
+    const alone = await approve(b.artifactId).expect(400);
+    expect(alone.body.error).to.deep.include({
+      code: 'app_manifest_unresolved',
+      details: { missingTables: ['invoices'], missingWorkflows: [] },
+    });
+    expect((await manifestOf(b.artifactId).expect(200)).body.approved).to.equal(null);
   });
 
   it('approves what the HTML declares (never the body) for apps.manage only; a new version starts unapproved', async () => {

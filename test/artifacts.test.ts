@@ -171,6 +171,17 @@ describe('artifacts: library, versions, sharing, pins', () => {
     await as(env, org.chat.token)
       .get(org.path(`/artifacts/${secret.artifactId}`))
       .expect(404);
+    // nor its bytes: a download link for another member's unshared artifact is the same 404
+    for (const [token, artifactId] of [
+      [other.token, mine.artifactId],
+      [org.chat.token, secret.artifactId],
+    ] as const) {
+      const refused = await as(env, token)
+        .post(org.path(`/artifacts/${artifactId}/download-link`))
+        .expect(404);
+      expect(refused.body.error.code).to.equal('not_found');
+      expect(refused.body).to.not.have.property('downloadLink');
+    }
 
     // shared with a user: they read it, but changing it stays with its creator and managers
     const shared = await as(env, org.chat.token)

@@ -143,6 +143,15 @@ describe('browser sessions', function () {
       .browserSessions as SessionView[];
   }
 
+  /** Stops the conversation's one session and waits until its Chromium has ended. */
+  async function stopOnly(conversationId: string) {
+    const [session] = await list(conversationId);
+    await as(env, org.owner.token)
+      .post(sessionsPath(conversationId, `/${session!.sessionId}/stop`))
+      .expect(200);
+    await eventually(() => browserPids(session!.sessionId).length === 0);
+  }
+
   it('lets the agent browse a page: reads text, fills and clicks, stores a screenshot; the session is listed, stopped and its Chromium ends', async () => {
     const { agentId, model } = await browsingAgent();
     const results = script(model, [
@@ -214,11 +223,19 @@ describe('browser sessions', function () {
     expect(redirected!.error).to.contain('localhost is not on the allow-list');
     expect(file).to.include({ ok: false });
     expect(secretHits).to.equal(0);
-    const [session] = await list(conversationId);
-    await as(env, org.owner.token)
-      .post(sessionsPath(conversationId, `/${session!.sessionId}/stop`))
-      .expect(200);
-    await eventually(() => browserPids(session!.sessionId).length === 0);
+    await stopOnly(conversationId);
+  });
+
+  it('reads a wildcard entry as subdomains only: *.localhost does not reach localhost itself', async () => {
+    const hitsBefore = secretHits;
+    const { agentId, model } = await browsingAgent(['*.localhost']);
+    const results = script(model, [{ action: 'navigate', url: `http://localhost:${port}/secret` }]);
+    const conversationId = await browserTask(agentId);
+    const [bare] = results();
+    expect(bare).to.include({ ok: false });
+    expect(bare!.error).to.contain('localhost is not on the allow-list');
+    expect(secretHits).to.equal(hitsBefore);
+    await stopOnly(conversationId);
   });
 
   it('with the production address guard, refuses a private address and a name that resolves to one', async () => {

@@ -144,6 +144,30 @@ describe('action chain runs', function () {
     expect(run.state).to.deep.equal({ input: {} });
   });
 
+  it('fails on failAfterRunningIf of a step that is not the last, before the next step is asked', async () => {
+    const chain = await createRunnableChain(env, org, [
+      {
+        stepOrder: 1,
+        name: 'score',
+        instructions: 'Score the draft',
+        failAfterRunningIf: 'score < 5',
+        outputSchema: obj({ score: { type: 'number' } }),
+      },
+      { stepOrder: 2, name: 'publish', instructions: 'Publish the draft', outputSchema: obj({ post: str }) },
+    ]);
+    chain.answer((body) =>
+      userText(body).startsWith('Publish')
+        ? { content: JSON.stringify({ post: 'published' }) }
+        : { content: JSON.stringify({ score: 2 }) },
+    );
+    const run = await runToEnd(env, org, chain.chainId);
+    expect(run.status).to.equal('failed');
+    expect(run.statusMessage).to.equal('step 1 (score) failed: failAfterRunningIf held: score < 5');
+    expect(run.steps.map((s) => [s.stepOrder, s.outcome])).to.deep.equal([[1, 'failed']]);
+    expect(run.state).to.deep.equal({ input: {} });
+    expect(chain.calls()).to.have.length(1);
+  });
+
   it('sends an answer that does not fit back with the problems, and fails after three', async () => {
     const chain = await createRunnableChain(env, org, [
       { stepOrder: 1, name: 'extract', outputSchema: obj({ total: { type: 'number' } }) },

@@ -190,6 +190,14 @@ describe('email-driven agents', () => {
       status: 'refused',
       reason: 'the sender may not use this agent',
     });
+    // emailFilters left unset is not `all`: only members with access to the agent
+    const unset = await mailAgent(org);
+    const toUnset = `<f2u-${rand()}@example.test>`;
+    await send({ from: org.chat.email, to: unset.address, subject: 'Hi', text: 'hi', messageId: toUnset });
+    expect(await outcome(org, unset, toUnset)).to.deep.equal({
+      status: 'refused',
+      reason: 'the sender may not use this agent',
+    });
     const fromOwner = `<f3-${rand()}@example.test>`;
     await send({
       from: org.owner.email,

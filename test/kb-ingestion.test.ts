@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { useWorkerAndOrg } from './helpers/worker';
-import { as, createTestOrg } from './helpers/org';
+import { addMember, as, createTestOrg } from './helpers/org';
 import { createKb, search, settled, uploadFile } from './helpers/kb';
 import { uploadKeyOf } from '@lib/knowledge-bases/object-store';
 
@@ -137,6 +137,28 @@ describe('knowledge bases: upload, ingestion and search', function () {
     await as(env, org.chat.token)
       .post(org.path('/knowledgebases'), { title: 'Mine', llmDescription: '', type: 'ORGANIZATION' })
       .expect(403);
+  });
+
+  it("keeps a member's PERSONAL knowledge base out of another member's global search", async () => {
+    const { env, org } = suite;
+    const personal = await as(env, org.chat.token)
+      .post(org.path('/knowledgebases'), { title: 'My lease', llmDescription: 'mine', type: 'PERSONAL' })
+      .expect(201);
+    const kb = personal.body.knowledgeBaseId as string;
+    const file = await uploadFile(env, org, kb, 'lease.txt', LEASE);
+    expect((await settled(env, org, kb, file.fileId)).status).to.equal('READY');
+    const globalHits = async (token: string) =>
+      (
+        (await as(env, token).get(org.path('/knowledgebases/search?q=when is the rent due')).expect(200)).body
+          .items as Array<{ fileId: string }>
+      ).map((h) => h.fileId);
+    // its creator finds it, a member of the same organization and group does not
+    expect(await globalHits(org.chat.token)).to.include(file.fileId);
+    const other = await addMember(env, org.organizationId, 'chat', 'Other Chat');
+    expect(await globalHits(other.token)).not.to.include(file.fileId);
+    await as(env, other.token)
+      .get(org.path(`/knowledgebases/search?q=rent&kbIds=${kb}`))
+      .expect(404);
   });
 
   it('keeps private files out of another organization, in both searches', async () => {

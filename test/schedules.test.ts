@@ -102,6 +102,8 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
     await refuse('0 0 * * * *', 'five fields');
     await refuse('0 0 31 2 *', 'never fires');
     await refuse('*/5 * * * *', '5 minutes apart');
+    // a stepped number runs to the end of the range: 0/5 is every five minutes, not minute 0 alone
+    await refuse('0/5 * * * *', '5 minutes apart');
     await refuse('0,10 * * * *', '10 minutes apart');
     // a gap across midnight counts too: 23:59 and 00:00 are a minute apart
     await refuse('0,59 0,23 * * *', '1 minute apart');

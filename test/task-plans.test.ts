@@ -304,6 +304,58 @@ describe('task plans', () => {
     }
   });
 
+  it("never lets a turn change the plan of another conversation, another member's included", async () => {
+    const { agentId, model } = await planningAgent();
+    // a default group with full access: the chat member may use the agent too
+    await as(env, org.owner.token)
+      .post(org.path('/groups'), { name: 'Everyone', description: '', isDefault: true, fullAccess: true })
+      .expect(201);
+    const ownerConv = await as(env, org.owner.token)
+      .post(org.path('/conversations'), { agentId })
+      .expect(201);
+    const theirs = await env.deps.services.taskPlans.writeFromTool(
+      {
+        organizationId: org.organizationId,
+        agentId,
+        conversationId: ownerConv.body.conversationId as string,
+        requestId: 'r-owner',
+      },
+      { steps: [{ stepId: 'a', description: 'Pay the invoices', status: 'pending' }] },
+    );
+    env.llm.on(
+      { model },
+      {
+        toolCalls: [
+          {
+            id: 'call_x',
+            name: 'task_plan',
+            arguments: { planId: theirs.planId, steps: [{ stepId: 'a', status: 'skipped' }] },
+          },
+        ],
+      },
+      1,
+    );
+    env.llm.on({ model }, (body) => ({ content: `tool said: ${toolResult(body).error}` }), 1);
+    const client = await connectClient(env, org.organizationId, org.chat.token);
+    try {
+      const res = await as(env, org.chat.token)
+        .post(org.path('/conversations'), { agentId, message: 'Skip the invoices' })
+        .expect(201);
+      await replyEvent(client, res.body.requestId as string);
+    } finally {
+      client.close();
+    }
+    const told = env.llm.chatRequests.filter((b) => b.model === model).at(-1)!;
+    expect(toolResult(told).error).to.equal(`there is no plan ${theirs.planId} in this conversation`);
+    const after = (
+      await as(env, org.owner.token)
+        .get(plansPath(ownerConv.body.conversationId as string, `/${theirs.planId}`))
+        .expect(200)
+    ).body as PlanView;
+    expect(after).to.deep.include({ status: 'active', requestId: 'r-owner' });
+    expect(after.steps).to.deep.equal([{ stepId: 'a', description: 'Pay the invoices', status: 'pending' }]);
+  });
+
   it('shows plans only to those who may read the conversation, and answers bad input with 4xx', async () => {
     const { agentId } = await createTestAgent(env, org.organizationId);
     const conv = await as(env, org.owner.token).post(org.path('/conversations'), { agentId }).expect(201);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
+import { createHmac } from 'node:crypto';
 import request from 'supertest';
-import { sign } from '@lib/webhooks/signature';
 import { createTestAgent } from './helpers/agents';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
@@ -225,8 +225,12 @@ describe('webhooks: management, limits, signatures', function () {
         .set('webhook-timestamp', String(timestamp))
         .set('webhook-signature', signature)
         .send(body);
-    const v1 = (id: string, timestamp: number, secret = signingSecret!) =>
-      `v1,${sign(secret, id, String(timestamp), body)}`;
+    // Signed as the README says a sender signs (HMAC-SHA256 of "<id>.<timestamp>.<raw body>" keyed with the
+    // secret's base64 part), not with the service's own sign(): the oracle must not be the code under test.
+    const v1 = (id: string, timestamp: number, secret = signingSecret!, signed = body) =>
+      `v1,${createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+        .update(`${id}.${timestamp}.${signed}`)
+        .digest('base64')}`;
 
     await send('msg_1', now, v1('msg_1', now)).expect(200, {});
     // a list with a rotated-out signature first still matches
@@ -239,6 +243,9 @@ describe('webhooks: management, limits, signatures', function () {
     expect(wrong.body.error.code).to.equal('invalid_signature');
     // signed for another id or body: refused
     await send('msg_4', now, v1('msg_other', now)).expect(401);
+    await send('msg_4b', now, v1('msg_4b', now, signingSecret, JSON.stringify({ event: 'refund' }))).expect(
+      401,
+    );
     const stale = await send('msg_5', now - 600, v1('msg_5', now - 600)).expect(401);
     expect(stale.body.error.code).to.equal('stale_signature');
     await send('msg_6', now + 600, v1('msg_6', now + 600)).expect(401);

@@ -132,13 +132,18 @@ export function checkCron(expression: string, confirmHighFrequency: boolean): Cr
   return fields;
 }
 
-/** The next fire after `from` (UTC), or null when the expression does not parse or never fires. */
+/**
+ * The next fire after `from` (UTC), or null when the expression does not parse or never fires. croner is given
+ * the values each field selects, not the text: it refuses a stepped number (`0/5`), which cron and this parser
+ * read as "from 0 to the end of the range". A `*` stays `*`, since croner, like us, lets a day match either
+ * day field only when neither is `*`.
+ */
 export function nextFire(expression: string, from: Date): Date | null {
   try {
-    const fields = parseCron(expression);
-    return new Cron(fields.parts.join(' '), { timezone: 'UTC', paused: true, domAndDow: false }).nextRun(
-      from,
-    );
+    const f = parseCron(expression);
+    const selected = [f.minute, f.hour, f.dayOfMonth, f.month, f.dayOfWeek];
+    const pattern = f.parts.map((part, i) => (part === '*' ? '*' : selected[i]!.join(','))).join(' ');
+    return new Cron(pattern, { timezone: 'UTC', paused: true, domAndDow: false }).nextRun(from);
   } catch {
     return null;
   }

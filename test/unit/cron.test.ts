@@ -1,0 +1,115 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { AppError } from '@lib/errors';
+import { checkCron, minIntervalMinutes, nextFire, parseCron } from '@lib/schedules/cron';
+import { cronExpression, fires, referenceFields, referenceGap, referenceNext } from './cron-reference';
+
+/** The message of the 400 checkCron answers, or null when it accepts. */
+function refusalOf(expression: string, confirmHighFrequency = false): string | null {
+  try {
+    checkCron(expression, confirmHighFrequency);
+    return null;
+  } catch (err) {
+    expect(err).to.be.instanceOf(AppError);
+    expect((err as AppError).status).to.equal(400);
+    return (err as Error).message;
+  }
+}
+
+const at = (iso: string) => new Date(iso);
+
+describe('cron expressions (schedules)', () => {
+  it('reads a stepped start as "from there to the end of the range"', () => {
+    expect(parseCron('0/5 * * * *').minute).to.deep.equal([0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55]);
+    expect(parseCron('10/20 * * * *').minute).to.deep.equal([10, 30, 50]);
+    expect(parseCron('0 9-17/4 * * *').hour).to.deep.equal([9, 13, 17]);
+    expect(parseCron('0 0 */10 * *').dayOfMonth).to.deep.equal([1, 11, 21, 31]);
+    expect(parseCron('0 0 * 2/5 *').month).to.deep.equal([2, 7, 12]);
+    expect(parseCron('0 0 * * 1/2').dayOfWeek).to.deep.equal([1, 3, 5]);
+    expect(parseCron('7 * * * *').minute).to.deep.equal([7]);
+  });
+
+  it('applies the 15-minute rule to the real gaps, across the hour and midnight', () => {
+    expect(refusalOf('0/5 * * * *') ?? 'accepted').to.contain('5 minutes apart');
+    expect(refusalOf('0/5 * * * *', true)).to.equal(null);
+    expect(refusalOf('50/5 * * * *') ?? 'accepted').to.contain('5 minutes apart');
+    expect(refusalOf('7/15 * * * *')).to.equal(null); // 52 → 7 of the next hour is 15 minutes too
+    expect(refusalOf('10/20 * * * *')).to.equal(null);
+    expect(refusalOf('55 23 * * *')).to.equal(null);
+    expect(refusalOf('50,55 23 * * *') ?? 'accepted').to.contain('5 minutes apart');
+    expect(refusalOf('55 23 * * 1/2')).to.equal(null);
+    expect(refusalOf('0 0 31 2 *') ?? 'accepted').to.contain('never fires');
+    expect(minIntervalMinutes(parseCron('0 9-17/4 * * *'))).to.equal(240);
+    expect(minIntervalMinutes(parseCron('30 23 * * 5,6'))).to.equal(1440);
+  });
+
+  it('names the next fire at the literal time a calendar gives', () => {
+    const cases: Array<[string, string, string]> = [
+      ['0/5 * * * *', '2026-03-10T10:02:00Z', '2026-03-10T10:05:00.000Z'],
+      ['10/20 * * * *', '2026-03-10T10:51:00Z', '2026-03-10T11:10:00.000Z'],
+      ['0 9-17/4 * * *', '2026-03-10T17:00:00Z', '2026-03-11T09:00:00.000Z'],
+      // the 1st of the month or a Monday: Tuesday 3 March 2026 → Monday 9 March; 31 March → Wednesday 1 April
+      ['0 0 1 * 1', '2026-03-03T00:00:00Z', '2026-03-09T00:00:00.000Z'],
+      ['0 0 1 * 1', '2026-03-31T12:00:00Z', '2026-04-01T00:00:00.000Z'],
+      ['0 12 29 2 *', '2026-01-01T00:00:00Z', '2028-02-29T12:00:00.000Z'],
+    ];
+    for (const [expression, from, next] of cases)
+      expect(nextFire(expression, at(from))?.toISOString(), `${expression} after ${from}`).to.equal(next);
+    expect(nextFire('0 0 31 2 *', at('2026-01-01T00:00:00Z'))).to.equal(null);
+  });
+
+  describe('properties against a plain evaluator (fast-check; a failure prints its seed)', () => {
+    it('selects the values the reference expansion selects, field by field', () => {
+      fc.assert(
+        fc.property(cronExpression, (expression) => {
+          const ours = parseCron(expression);
+          const ref = referenceFields(expression);
+          expect([ours.minute, ours.hour, ours.dayOfMonth, ours.month, ours.dayOfWeek]).to.deep.equal([
+            ref.minute,
+            ref.hour,
+            ref.dayOfMonth,
+            ref.month,
+            ref.dayOfWeek,
+          ]);
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it('refuses exactly the expressions whose fires come closer than 15 minutes, or never come', () => {
+      fc.assert(
+        fc.property(cronExpression, (expression) => {
+          const gap = referenceGap(referenceFields(expression));
+          const refusal = refusalOf(expression);
+          if (gap === null) expect(refusal ?? 'accepted', expression).to.contain('never fires');
+          else if (gap < 15) expect(refusal ?? 'accepted', expression).to.contain(`${gap} minute`);
+          else expect(refusal, expression).to.equal(null);
+          // below a day the interval is the exact gap; at a day or more it only says "at least a day"
+          const interval = minIntervalMinutes(parseCron(expression));
+          expect(interval === null ? null : Math.min(interval, 1440)).to.equal(
+            gap === null ? null : Math.min(gap, 1440),
+          );
+        }),
+        { numRuns: 150 },
+      );
+    });
+
+    it('names as next fire the first minute the reference says fires', () => {
+      const from = fc.date({
+        min: at('2020-01-01T00:00:00Z'),
+        max: at('2035-12-31T23:59:00Z'),
+        noInvalidDate: true,
+      });
+      fc.assert(
+        fc.property(cronExpression, from, (expression, start) => {
+          const ref = referenceFields(expression);
+          const expected = referenceNext(ref, start);
+          const ours = nextFire(expression, start);
+          expect(ours?.toISOString() ?? null).to.equal(expected?.toISOString() ?? null);
+          if (ours) expect(fires(ref, ours)).to.equal(true);
+        }),
+        { numRuns: 200 },
+      );
+    });
+  });
+});
