@@ -16,7 +16,8 @@ type Maker = (env: TestEnv, o: MatrixOrg, creator: Identity, variant: string) =>
 
 async function conversation(env: TestEnv, o: MatrixOrg, creator: Identity): Promise<Scene> {
   const token = o.members[creator].token;
-  const agentId = o.agents[groupOf(creator)];
+  // An agent both chat members use: only the conversation's creator sets a peer's conversation apart.
+  const agentId = o.agents.common;
   const path = o.org.path('/conversations');
   const conv = await call(env, token, 'post', path, { agentId, title: 'Matrix', isBrowserTask: true });
   const conversationId = idOf(conv, 'conversationId');

@@ -7,9 +7,9 @@ import { addMember, as, createTestOrg, type TestOrg, type TestUser } from './org
 export interface MatrixOrg {
   org: TestOrg;
   members: Record<Identity, TestUser>;
-  /** chat (and admin) are in group A, chat2 in group B; agentA is mapped to A, agentB to B. */
+  /** chat (and admin) are in group A, chat2 in group B; agentA is mapped to A, agentB to B, common to both. */
   groups: { A: string; B: string };
-  agents: { A: string; B: string; spare: string; spare2: string };
+  agents: { A: string; B: string; common: string; spare: string; spare2: string };
   /** An ORGANIZATION knowledge base and a chain nobody attaches at seeding, for attach requests. */
   spareKb: string;
   spareChain: string;
@@ -56,7 +56,7 @@ async function createAgent(env: TestEnv, org: TestOrg, name: string) {
   return idOf(body, 'id');
 }
 
-async function createGroup(env: TestEnv, org: TestOrg, name: string, userIds: string[], agentId: string) {
+async function createGroup(env: TestEnv, org: TestOrg, name: string, userIds: string[], agentIds: string[]) {
   const token = org.owner.token;
   const groupId = idOf(
     await call(env, token, 'post', org.path('/groups'), { name, description: name }),
@@ -64,7 +64,8 @@ async function createGroup(env: TestEnv, org: TestOrg, name: string, userIds: st
   );
   for (const userId of userIds)
     await call(env, token, 'post', org.path(`/groups/${groupId}/users`), { userId }, 200);
-  await call(env, token, 'post', org.path(`/groups/${groupId}/agents`), { agentId });
+  for (const agentId of agentIds)
+    await call(env, token, 'post', org.path(`/groups/${groupId}/agents`), { agentId });
   return groupId;
 }
 
@@ -75,12 +76,13 @@ async function seedOrg(env: TestEnv, name: string): Promise<MatrixOrg> {
   const agents = {
     A: await createAgent(env, org, 'Agent A'),
     B: await createAgent(env, org, 'Agent B'),
+    common: await createAgent(env, org, 'Common agent'),
     spare: await createAgent(env, org, 'Spare'),
     spare2: await createAgent(env, org, 'Spare 2'),
   };
   const groups = {
-    A: await createGroup(env, org, 'Group A', [org.admin.userId, org.chat.userId], agents.A),
-    B: await createGroup(env, org, 'Group B', [chat2.userId], agents.B),
+    A: await createGroup(env, org, 'Group A', [org.admin.userId, org.chat.userId], [agents.A, agents.common]),
+    B: await createGroup(env, org, 'Group B', [chat2.userId], [agents.B, agents.common]),
   };
   const spareKb = idOf(
     await call(env, org.admin.token, 'post', org.path('/knowledgebases'), {
