@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { OPERATION_RULES } from './fixtures/authorization-matrix';
 import {
-  CALLERS,
+  callersFor,
   expectedStatus,
   targetsOf,
   type Caller,
@@ -14,6 +14,7 @@ import {
   MATRIX_PROMPT_TAG,
   operationsOfOpenapi,
   pathOf,
+  permissionScopesOfOpenapi,
   type Operation,
 } from './helpers/authz-requests';
 import { sceneFor } from './helpers/authz-scenes';
@@ -27,6 +28,7 @@ import type { ChatRequest } from './helpers/llm';
  * up (a delete, an attach) and is expected to succeed gets a target of its own.
  */
 const OPERATIONS = operationsOfOpenapi();
+const CALLERS = callersFor(permissionScopesOfOpenapi());
 
 interface Row {
   caller: Caller;

@@ -14,11 +14,20 @@ export interface Operation {
   success: number;
 }
 
+interface OpenapiDocument {
+  paths: Record<string, Record<string, { operationId?: string; responses?: Record<string, unknown> }>>;
+  components: { schemas: { PermissionMap: { properties: Record<string, unknown> } } };
+}
+const openapi = () => parse(readFileSync(openApiSpecPath(), 'utf8')) as OpenapiDocument;
+
+/** The scopes of an API key's permission map. */
+export function permissionScopesOfOpenapi(): string[] {
+  return Object.keys(openapi().components.schemas.PermissionMap.properties);
+}
+
 /** Every operation of openapi.yaml, in document order. */
 export function operationsOfOpenapi(): Operation[] {
-  const doc = parse(readFileSync(openApiSpecPath(), 'utf8')) as {
-    paths: Record<string, Record<string, { operationId?: string; responses?: Record<string, unknown> }>>;
-  };
+  const doc = openapi();
   const ops: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
