@@ -17,7 +17,7 @@ import {
   permissionScopesOfOpenapi,
   type Operation,
 } from './helpers/authz-requests';
-import { sceneFor } from './helpers/authz-scenes';
+import { sceneFor } from './helpers/authz-targets';
 import { seedWorld, type MatrixWorld } from './helpers/authz-world';
 import { testEnv } from './helpers/env';
 import type { ChatRequest } from './helpers/llm';

@@ -1,16 +1,16 @@
 import { newId } from '@lib/ids';
 import type { Kind } from '../fixtures/authorization-matrix';
-import type { Identity, Target } from '../fixtures/authorization-oracle';
+import type { Identity } from '../fixtures/authorization-oracle';
 import { appHtml } from './artifacts';
-import { call, idOf, type MatrixOrg, type MatrixWorld } from './authz-world';
+import { call, idOf, type MatrixOrg } from './authz-world';
 import type { TestEnv } from './env';
 import { addMember } from './org';
 
 /** The ids a request of one resource kind fills its path (and body) with, by path parameter name. */
 export type Scene = Record<string, string>;
 
-const peerOf = (identity: Identity): Identity => (identity === 'chat' ? 'chat2' : 'chat');
-const groupOf = (identity: Identity) => (identity === 'chat2' ? 'B' : 'A');
+/** The user group a member is in (owners are in none and use every agent; A stands for them). */
+export const groupOf = (identity: Identity) => (identity === 'chat2' ? 'B' : 'A');
 
 type Maker = (env: TestEnv, o: MatrixOrg, creator: Identity, variant: string) => Promise<Scene>;
 
@@ -263,47 +263,4 @@ export function scene(
     o.made.set(key, made);
   }
   return made;
-}
-
-/**
- * The scene a caller acting as `identity` meets as `target`, and the organization whose path names it.
- * `fresh`: a new one, for a request that would use it up (a delete, an attach, a role change).
- */
-export async function sceneFor(
-  world: MatrixWorld,
-  kind: Kind,
-  target: Target,
-  identity: Identity,
-  fresh: boolean,
-): Promise<{ scene: Scene; o: MatrixOrg }> {
-  const { env, main, other } = world;
-  if (target === 'foreign' || target === 'foreignPath') {
-    const o = other;
-    const [creator, variant] =
-      kind === 'kb' ? (['admin', 'organization'] as const) : (['chat', 'A'] as const);
-    return { scene: await scene(env, o, kind, creator, kind === 'user' ? 'member' : variant), o };
-  }
-  const o = main;
-  const make = (creator: Identity, variant: string) => scene(env, o, kind, creator, variant, fresh);
-  switch (target) {
-    case 'self':
-      return { scene: { userId: o.members[identity].userId }, o };
-    case 'member':
-    case 'otherOwner':
-      return { scene: await make('owner', target), o };
-    case 'own':
-      if (kind === 'agent') return { scene: await make('owner', groupOf(identity)), o };
-      return { scene: await make(identity, 'private'), o };
-    case 'otherGroup':
-      return { scene: await make('owner', groupOf(identity) === 'A' ? 'B' : 'A'), o };
-    case 'peer':
-      return { scene: await make(peerOf(identity), 'private'), o };
-    case 'peerPersonal':
-      return { scene: await make(peerOf(identity), 'private'), o };
-    case 'shared':
-      if (kind === 'kb') return { scene: await make('admin', 'organization'), o };
-      return { scene: await make(peerOf(identity), `shared-${identity}`), o };
-    default:
-      return { scene: await make('admin', 'org'), o };
-  }
 }
