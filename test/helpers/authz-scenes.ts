@@ -12,7 +12,24 @@ export type Scene = Record<string, string>;
 /** The user group a member is in (owners are in none and use every agent; A stands for them). */
 export const groupOf = (identity: Identity) => (identity === 'chat2' ? 'B' : 'A');
 
-type Maker = (env: TestEnv, o: MatrixOrg, creator: Identity, variant: string) => Promise<Scene>;
+/** `fresh`: the scene must be new (its own agent too), for a request that uses it up. */
+type Maker = (
+  env: TestEnv,
+  o: MatrixOrg,
+  creator: Identity,
+  variant: string,
+  fresh: boolean,
+) => Promise<Scene>;
+
+/** An agent of `group`: the seeded one, or a new one mapped to that group. */
+async function agentOf(env: TestEnv, o: MatrixOrg, group: 'A' | 'B', fresh: boolean) {
+  if (!fresh) return o.agents[group];
+  const token = o.members.owner.token;
+  const body = { name: 'Fresh', description: 'matrix', instructions: 'Be brief.', model: 'matrix-model' };
+  const agentId = idOf(await call(env, token, 'post', o.org.path('/agents'), body), 'id');
+  await call(env, token, 'post', o.org.path(`/groups/${o.groups[group]}/agents`), { agentId });
+  return agentId;
+}
 
 async function conversation(env: TestEnv, o: MatrixOrg, creator: Identity): Promise<Scene> {
   const token = o.members[creator].token;
@@ -37,15 +54,34 @@ async function conversation(env: TestEnv, o: MatrixOrg, creator: Identity): Prom
   return { conversationId, planId, analysisId: idOf(analysis, 'analysisId'), sessionId };
 }
 
-async function knowledgeBase(env: TestEnv, o: MatrixOrg, creator: Identity, variant: string): Promise<Scene> {
+/** The personal knowledge base of an agent of `group` (`forAgentId`: made on first ask). */
+async function agentKnowledgeBase(env: TestEnv, o: MatrixOrg, group: 'A' | 'B', fresh: boolean) {
+  const agentId = await agentOf(env, o, group, fresh);
+  const path = o.org.path(`/knowledgebases?forAgentId=${agentId}`);
+  const page = await call(env, o.members.owner.token, 'get', path);
+  return idOf((page.items as Array<Record<string, unknown>>)[0] ?? {}, 'knowledgeBaseId');
+}
+
+/** variant: `organization`, `personal` (the creator's), or `agent-A` / `agent-B` (an agent's of that group). */
+async function knowledgeBase(
+  env: TestEnv,
+  o: MatrixOrg,
+  creator: Identity,
+  variant: string,
+  fresh: boolean,
+): Promise<Scene> {
   const token = o.members[creator].token;
   const type = variant === 'organization' ? 'ORGANIZATION' : 'PERSONAL';
-  const kb = await call(env, token, 'post', o.org.path('/knowledgebases'), {
-    title: `${creator} ${type}`,
-    llmDescription: 'matrix',
-    type,
-  });
-  const knowledgeBaseId = idOf(kb, 'knowledgeBaseId');
+  const knowledgeBaseId = variant.startsWith('agent-')
+    ? await agentKnowledgeBase(env, o, variant.endsWith('B') ? 'B' : 'A', fresh)
+    : idOf(
+        await call(env, token, 'post', o.org.path('/knowledgebases'), {
+          title: `${creator} ${type}`,
+          llmDescription: 'matrix',
+          type,
+        }),
+        'knowledgeBaseId',
+      );
   const base = o.org.path(`/knowledgebases/${knowledgeBaseId}`);
   const file = await call(env, token, 'post', `${base}/files/upload-url`, {
     fileName: 'notes.txt',
@@ -91,16 +127,10 @@ async function artifact(env: TestEnv, o: MatrixOrg, creator: Identity, variant: 
   return { artifactId, tableName: 'none', workflowId: 'none' };
 }
 
-/** An agent of group `variant` (A or B) with one of each attachment; `fresh-…`: a new agent of that group. */
-async function agent(env: TestEnv, o: MatrixOrg, _creator: Identity, variant: string): Promise<Scene> {
+/** An agent of group `variant` (A or B) with one of each attachment. */
+async function agent(env: TestEnv, o: MatrixOrg, _creator: Identity, variant: string, fresh: boolean) {
   const token = o.members.owner.token;
-  const group = variant.endsWith('B') ? 'B' : 'A';
-  let agentId = o.agents[group];
-  if (variant.startsWith('fresh')) {
-    const body = { name: 'Fresh', description: 'matrix', instructions: 'Be brief.', model: 'matrix-model' };
-    agentId = idOf(await call(env, token, 'post', o.org.path('/agents'), body), 'id');
-    await call(env, token, 'post', o.org.path(`/groups/${o.groups[group]}/agents`), { agentId });
-  }
+  const agentId = await agentOf(env, o, variant === 'B' ? 'B' : 'A', fresh);
   const base = o.org.path(`/agents/${agentId}`);
   await call(env, token, 'post', `${base}/tools`, { toolCode: 'current_time', configuration: {} });
   await call(env, token, 'post', `${base}/agent-attachments`, {
@@ -249,17 +279,11 @@ export function scene(
   fresh = false,
 ): Promise<Scene> {
   const maker = MAKERS[kind];
-  if (fresh)
-    return maker(
-      env,
-      o,
-      creator,
-      variant.startsWith('fresh') || kind !== 'agent' ? variant : `fresh${variant}`,
-    );
+  if (fresh) return maker(env, o, creator, variant, true);
   const key = `${kind}:${creator}:${variant}`;
   let made = o.made.get(key);
   if (!made) {
-    made = maker(env, o, creator, variant);
+    made = maker(env, o, creator, variant, false);
     o.made.set(key, made);
   }
   return made;

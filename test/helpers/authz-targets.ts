@@ -5,6 +5,7 @@ import type { MatrixOrg, MatrixWorld } from './authz-world';
 
 /** Another member than `identity`: chat's is chat2, everyone else's is chat. */
 const peerOf = (identity: Identity): Identity => (identity === 'chat' ? 'chat2' : 'chat');
+const otherGroupOf = (identity: Identity) => (groupOf(identity) === 'A' ? 'B' : 'A');
 
 /**
  * The scene a caller acting as `identity` meets as `target`, and the organization whose path names it.
@@ -36,7 +37,11 @@ export async function sceneFor(
       if (kind === 'agent') return { scene: await make('owner', groupOf(identity)), o };
       return { scene: await make(identity, 'private'), o };
     case 'otherGroup':
-      return { scene: await make('owner', groupOf(identity) === 'A' ? 'B' : 'A'), o };
+      return { scene: await make('owner', otherGroupOf(identity)), o };
+    case 'agentPersonal':
+      return { scene: await make('owner', `agent-${groupOf(identity)}`), o };
+    case 'otherAgentPersonal':
+      return { scene: await make('owner', `agent-${otherGroupOf(identity)}`), o };
     case 'peer':
       return { scene: await make(peerOf(identity), 'private'), o };
     case 'peerPersonal':
