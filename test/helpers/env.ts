@@ -39,6 +39,14 @@ export function localModelTestEnv(): Promise<TestEnv> {
   return variant('local', { LLM_PROVIDER: 'local' });
 }
 
+/**
+ * A test environment of its own whose task queue no worker polls: for a suite that starts workflows only to see
+ * the API accept them (the authorization matrix), so a later suite's worker on the shared queue never runs them.
+ */
+export function unpolledTestEnv(): Promise<TestEnv> {
+  return variant('unpolled', {});
+}
+
 function variant(name: string, overrides: NodeJS.ProcessEnv): Promise<TestEnv> {
   let env = envs.get(name);
   if (!env) {
