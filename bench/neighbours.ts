@@ -25,6 +25,7 @@ import { createLogger } from '@lib/logger';
 import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
 import { startScriptedLlm } from '@test/helpers/llm';
 import { keepAliveAgent, send } from './lib/load';
+import { cpuAccount, stackPids } from './lib/proc';
 import { startApiProcess, startWorkerProcess, stopProcess } from './lib/service-processes';
 
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -84,8 +85,14 @@ async function main() {
       })
     ).actionChainId as string;
   const agentOf = async (o: Awaited<ReturnType<typeof org>>) =>
-    (await json(o.token, 'POST', o.path('/agents'), { name: 'Helper', instructions: 'Be brief.' }))
-      .agentId as string;
+    (
+      await json(o.token, 'POST', o.path('/agents'), {
+        name: 'Helper',
+        description: 'bench',
+        instructions: 'Be brief.',
+        model: 'gpt-4o-mini',
+      })
+    ).id as string;
 
   const [a, b, c] = [await org('Busy'), await org('Quiet'), await org('Second')];
   const chainA = await chainOf(a);
@@ -125,7 +132,26 @@ async function main() {
     }
     return undefined;
   };
+  /** Start → close of B's turn workflows started in [from, to): what Temporal and the worker took. */
+  const workflowTimes = async (from: number, to: number) => {
+    const query = `WorkflowType = 'agentTurnWorkflow' AND OrganizationId = '${b.id}'`;
+    const took: number[] = [];
+    for await (const w of deps.temporal.client.workflow.list({ query })) {
+      const start = w.startTime.getTime();
+      if (start >= from && start < to && w.closeTime) took.push(w.closeTime.getTime() - start);
+    }
+    return took;
+  };
   const turnsOfB = async (label: string) => {
+    const from = Date.now();
+    const cpu = cpuAccount({
+      bench: process.pid,
+      API: api.child.pid,
+      worker: worker.pid,
+      ...stackPids(config),
+    });
+    cpu.start();
+    const wall = performance.now();
     const times: number[] = [];
     let unanswered = 0;
     for (let i = 0; i < TURNS; i++) {
@@ -133,9 +159,16 @@ async function main() {
       if (t === undefined) unanswered++;
       else times.push(t);
     }
+    cpu.stop();
+    const seconds = (performance.now() - wall) / 1000;
+    await sleep(2000); // visibility catches up
+    const took = await workflowTimes(from, Date.now());
     console.log(
-      `B's turns ${label}: p50 ${ms(pct(times, 0.5))}, p90 ${ms(pct(times, 0.9))}, p99 ${ms(pct(times, 0.99))}, unanswered ${unanswered}`,
+      `B's turns ${label}: p50 ${ms(pct(times, 0.5))}, p90 ${ms(pct(times, 0.9))}, p99 ${ms(pct(times, 0.99))}, unanswered ${unanswered}; ` +
+        `their workflows start → close p50 ${ms(pct(took, 0.5))}, p99 ${ms(pct(took, 0.99))}`,
     );
+    const shares = Object.entries(cpu.total).map(([name, cpuMs]) => `${name} ${(cpuMs / 10 / seconds) | 0}%`);
+    console.log(`  CPU meanwhile (of one core): ${shares.join(', ')}`);
     return { times, unanswered };
   };
 

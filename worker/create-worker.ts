@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type WorkerOptions, type WorkerTuner } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '@activities/index';
 import { BrowserPool } from '@lib/browser-sessions/browser-pool';
 import type { Deps } from '@lib/deps';
@@ -14,8 +14,27 @@ export interface WorkerSettings {
   taskQueue: string;
   maxConcurrentActivities: number;
   maxConcurrentWorkflowTasks: number;
+  /** Background slots are handed out only while the machine's CPU use is below this share (0–1). */
+  backgroundTargetCpu: number;
   /** The slots of the interactive queue (chat turns), apart from the background ones above. */
   interactive: { maxConcurrentActivities: number; maxConcurrentWorkflowTasks: number };
+}
+
+/**
+ * Background slots come from Temporal's resource-based tuner: a new one is handed out only while the machine's CPU
+ * use is below the target (and memory below 90%), up to the configured maximums, never fewer than two. What waits,
+ * waits in Temporal's queue, where fairness orders it by organization. The interactive queue keeps fixed slots: a
+ * busy machine slows the backlog, not the turns (README "Admission"; holding turns back the same way made them
+ * wait behind each other, measured with bench/neighbours.ts).
+ */
+function tuner(targetCpuUsage: number, maximum: { activities: number; workflowTasks: number }): WorkerTuner {
+  const activities = { minimumSlots: 2, maximumSlots: maximum.activities };
+  return {
+    tunerOptions: { targetCpuUsage, targetMemoryUsage: 0.9 },
+    workflowTaskSlotOptions: { minimumSlots: 2, maximumSlots: maximum.workflowTasks },
+    activityTaskSlotOptions: activities,
+    localActivityTaskSlotOptions: activities,
+  };
 }
 
 /** The task queue only this worker process polls: actions of the browsers it holds are sent there. */
@@ -59,8 +78,10 @@ export async function createWorker(
   const background = await Worker.create({
     ...common,
     taskQueue: settings.taskQueue,
-    maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivities,
-    maxConcurrentWorkflowTaskExecutions: settings.maxConcurrentWorkflowTasks,
+    tuner: tuner(settings.backgroundTargetCpu, {
+      activities: settings.maxConcurrentActivities,
+      workflowTasks: settings.maxConcurrentWorkflowTasks,
+    }),
   });
   const interactive = await Worker.create({
     ...common,
