@@ -13,6 +13,7 @@ import { admissionSinks } from '@worker/admission-sink';
 import { interactiveTaskQueue } from '@lib/temporal/client';
 import { createTestAgent } from './helpers/agents';
 import { createRunnableChain } from './helpers/chains';
+import { createMessageWebhook } from './helpers/webhooks';
 import { testEnv, type TestEnv } from './helpers/env';
 import { lastUserText } from './helpers/llm';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
@@ -52,30 +53,7 @@ describe('Admission of background work', function () {
   const unfinished = async (org: TestOrg, kind: AdmissionKind) =>
     (await admission().usage(org.organizationId))[kind].unfinished;
 
-  /** A webhook whose one handler runs a one-step chain with the delivery's text. */
-  async function webhookWithChain(org: TestOrg) {
-    const chain = await createRunnableChain(env, org, [
-      {
-        stepOrder: 1,
-        instructions: 'Handle {{input.message}}',
-        inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
-        outputSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
-      },
-    ]);
-    const webhook = await as(env, org.owner.token)
-      .post(org.path('/webhooks'), { name: 'Events' })
-      .expect(201);
-    const webhookId = webhook.body.webhookId as string;
-    await as(env, org.owner.token)
-      .post(org.path(`/webhooks/${webhookId}/handlers`), {
-        handlerType: 'action-chain',
-        actionChainId: chain.chainId,
-        instructions: 'Handle the event',
-        inputMapping: { message: '{{body.text}}' },
-      })
-      .expect(201);
-    return { chain, webhookId };
-  }
+  const webhookWithChain = (org: TestOrg) => createMessageWebhook(env, org);
 
   const deliver = (org: TestOrg, webhookId: string, text: string) =>
     request(env.app)

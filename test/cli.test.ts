@@ -56,16 +56,18 @@ describe('operator CLI', () => {
     this.timeout(120_000);
     const org = await createTestOrg(env, 'Bounded Org');
     type Usage = Record<string, { unfinished: number; limit: number }>;
-    const set = (await cli(
-      'admission',
-      'set',
-      '--org',
-      org.organizationId,
-      '--kind',
-      'chain_runs',
-      '--limit',
-      '1',
-    )) as unknown as Usage;
+    const setLimit = async (kind: string, limit: string) =>
+      (await cli(
+        'admission',
+        'set',
+        '--org',
+        org.organizationId,
+        '--kind',
+        kind,
+        '--limit',
+        limit,
+      )) as unknown as Usage;
+    const set = await setLimit('chain_runs', '1');
     expect(set.chain_runs).to.include({ unfinished: 0, limit: 1 });
     expect(set.webhook_deliveries!.limit).to.equal(env.config.admission.limits.webhook_deliveries);
     // No worker runs here: the first run stays unfinished and fills the bound.
@@ -75,27 +77,9 @@ describe('operator CLI', () => {
     expect((await run().expect(429)).body.error.code).to.equal('backlog_full');
     const shown = (await cli('admission', 'show', '--org', org.organizationId)) as unknown as Usage;
     expect(shown.chain_runs).to.include({ unfinished: 1, limit: 1 });
-    const reset = (await cli(
-      'admission',
-      'set',
-      '--org',
-      org.organizationId,
-      '--kind',
-      'chain_runs',
-      '--limit',
-      'default',
-    )) as unknown as Usage;
+    const reset = await setLimit('chain_runs', 'default');
     expect(reset.chain_runs!.limit).to.equal(env.config.admission.limits.chain_runs);
-    const refused = await cli(
-      'admission',
-      'set',
-      '--org',
-      org.organizationId,
-      '--kind',
-      'turns',
-      '--limit',
-      '5',
-    )
+    const refused = await setLimit('turns', '5')
       .then(() => undefined)
       .catch((err: { code?: number; stderr?: string }) => err);
     expect(refused?.code).to.equal(2);

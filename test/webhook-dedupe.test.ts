@@ -3,9 +3,9 @@ import request from 'supertest';
 import { workflowIds } from '@contracts';
 import { contentDigest, eventDeliveryId, unsignedDeliveryId } from '@lib/webhooks/delivery-ids';
 import { sign } from '@lib/webhooks/signature';
-import { createRunnableChain } from './helpers/chains';
 import { as, type TestOrg } from './helpers/org';
 import { eventually } from './helpers/wait';
+import { createMessageWebhook } from './helpers/webhooks';
 import { useWorkerAndOrg } from './helpers/worker';
 import type { TestEnv } from './helpers/env';
 
@@ -22,27 +22,11 @@ describe('webhook deliveries: unsigned ones deduplicate on the event id and the 
   const suite = useWorkerAndOrg('Webhook Dedupe Org');
 
   async function webhookWithChain(env: TestEnv, org: TestOrg, webhook: Record<string, unknown> = {}) {
-    const chain = await createRunnableChain(env, org, [
-      {
-        stepOrder: 1,
-        instructions: 'Handle {{input.message}}',
-        inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
-        outputSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
-      },
-    ]);
+    const { chain, webhookId, signingSecret } = await createMessageWebhook(env, org, {
+      name: 'Payments',
+      ...webhook,
+    });
     chain.answer({ content: '{"ok": true}' });
-    const created = await as(env, org.owner.token)
-      .post(org.path('/webhooks'), { name: 'Payments', ...webhook })
-      .expect(201);
-    const webhookId = created.body.webhookId as string;
-    await as(env, org.owner.token)
-      .post(org.path(`/webhooks/${webhookId}/handlers`), {
-        handlerType: 'action-chain',
-        actionChainId: chain.chainId,
-        instructions: 'Handle the event',
-        inputMapping: { message: '{{body.text}}' },
-      })
-      .expect(201);
     const messages = async () => {
       const runs = await as(env, org.owner.token)
         .get(org.path(`/chains/${chain.chainId}/runs?limit=100`))
@@ -56,7 +40,7 @@ describe('webhook deliveries: unsigned ones deduplicate on the event id and the 
           .get(org.path(`/webhooks/${webhookId}/deliveries`))
           .expect(200)
       ).body.items as DeliveryItem[];
-    return { webhookId, signingSecret: created.body.signingSecret as string | undefined, messages, log };
+    return { webhookId, signingSecret, messages, log };
   }
 
   it('runs the real delivery after a stranger sent its event id first, and still runs a retry once', async () => {

@@ -59,6 +59,16 @@ export interface Slot {
 
 const NOTHING_TO_UNDO: Slot = { undo: () => Promise.resolve() };
 
+/** Runs `write` holding `slot`, which is given back when `write` fails (nothing is left to count). */
+export async function undoOnFailure<T>(slot: Slot | undefined, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    await slot?.undo();
+    throw err;
+  }
+}
+
 /**
  * Admission of background work (README "Admission"): each organization has at most `limit` unfinished executions
  * of each kind. Intake admits before it starts the workflow and answers 429 with Retry-After beyond the bound;

@@ -1,4 +1,4 @@
-import type { Admission } from '@lib/admission/admission';
+import { undoOnFailure, type Admission } from '@lib/admission/admission';
 import type { RequestContext } from '@lib/auth/context';
 import type { ConversationsService } from '@lib/conversations/conversations.service';
 import { badRequest, conflict, notFound } from '@lib/errors';
@@ -62,19 +62,15 @@ export class AnalysesService {
     await this.requireAgent(ctx, conversation.agentId);
     const analysisId = newId('ana');
     const admitted = await admitRun(this.admission, ctx.organizationId, analysisId, 1);
-    let analysis: AnalysisDoc;
-    try {
-      analysis = await this.repo(ctx).create(analysisId, {
+    const analysis = await undoOnFailure(admitted, () =>
+      this.repo(ctx).create(analysisId, {
         conversationId,
         agentId: conversation.agentId,
         creatorUserId: ctx.userId,
         title: title(body.title),
         description: (body.description ?? '').trim(),
-      });
-    } catch (err) {
-      await admitted.undo();
-      throw err;
-    }
+      }),
+    );
     try {
       await startRun(this.temporal, this.admission, analysis, admitted);
     } catch (err) {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { WORKFLOWS, workflowIds, type ChainRunInput, type ChainRunWorkflow } from '@contracts';
 import type { RequestContext } from '@lib/auth/context';
-import type { Admission, Slot } from '@lib/admission/admission';
+import { undoOnFailure, type Admission, type Slot } from '@lib/admission/admission';
 import { createOrFind } from '@lib/db/duplicate-key';
 import { badRequest, conflict, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
@@ -172,14 +172,9 @@ export class ChainRunsService {
   async startRun(organizationId: string, start: StartRun) {
     const runId = start.runId ?? newId('run');
     const admitted = await this.admit(organizationId, start.triggerType, runId, 1);
-    let created: Awaited<ReturnType<ChainRunsService['createRun']>>;
-    try {
-      created = await this.createRun(organizationId, { ...start, runId });
-    } catch (err) {
-      await admitted?.undo();
-      throw err;
-    }
-    const { run, input } = created;
+    const { run, input } = await undoOnFailure(admitted, () =>
+      this.createRun(organizationId, { ...start, runId }),
+    );
     if (start.retriedByCaller) await this.launch(input, start.triggerId, admitted);
     else await this.launchOrFail(organizationId, input, start.triggerId, admitted);
     return { messageId: run.messageId, runId: run._id, actionChainId: start.actionChainId };

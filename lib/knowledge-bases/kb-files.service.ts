@@ -1,5 +1,5 @@
 import { WORKFLOWS, workflowIds, type IngestFileWorkflow, type PurgeKnowledgeWorkflow } from '@contracts';
-import type { Admission, Slot } from '@lib/admission/admission';
+import { undoOnFailure, type Admission, type Slot } from '@lib/admission/admission';
 import type { RequestContext } from '@lib/auth/context';
 import { AppError, badRequest, conflict, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
@@ -111,16 +111,6 @@ export class KbFilesService {
     );
   }
 
-  /** Runs `write` with the slot of an ingestion taken; gives it back when `write` fails. */
-  private async withSlot<T>(slot: Slot, write: () => Promise<T>): Promise<T> {
-    try {
-      return await write();
-    } catch (err) {
-      await slot.undo();
-      throw err;
-    }
-  }
-
   async createUploadUrl(ctx: RequestContext, knowledgeBaseId: string, body: UploadUrlBody) {
     await this.access.writable(ctx, knowledgeBaseId);
     const fileName = body.fileName.trim();
@@ -134,7 +124,7 @@ export class KbFilesService {
       );
     const fileId = newId('kbf');
     const admitted = await this.admit(ctx.organizationId, fileId);
-    return this.withSlot(admitted, () =>
+    return undoOnFailure(admitted, () =>
       this.openUpload(ctx, knowledgeBaseId, fileId, fileName, body, admitted),
     );
   }
@@ -241,7 +231,7 @@ export class KbFilesService {
     if (problem) throw badRequest(problem);
     const fileId = newId('kbf');
     const admitted = await this.admit(ctx.organizationId, fileId);
-    return this.withSlot(admitted, () => this.fileFromObject(ctx, knowledgeBaseId, fileId, source, admitted));
+    return undoOnFailure(admitted, () => this.fileFromObject(ctx, knowledgeBaseId, fileId, source, admitted));
   }
 
   private async fileFromObject(
@@ -307,7 +297,7 @@ export class KbFilesService {
     await this.access.writable(ctx, knowledgeBaseId);
     const current = await this.file(ctx, knowledgeBaseId, fileId);
     const admitted = await this.admit(ctx.organizationId, fileId, current.generation + 1);
-    return this.withSlot(admitted, async () => {
+    return undoOnFailure(admitted, async () => {
       const next = await this.files(ctx).nextGeneration(
         fileId,
         current.uploadedAt ? 'ENQUEUED' : 'WAITING-UPLOAD',
@@ -343,7 +333,7 @@ export class KbFilesService {
       throw conflict(`only READY files can be copied; this one is ${source.status}`);
     const copyId = newId('kbf');
     const admitted = await this.admit(ctx.organizationId, copyId);
-    return this.withSlot(admitted, () =>
+    return undoOnFailure(admitted, () =>
       this.copyAs(ctx, source, copyId, destinationKnowledgeBaseId, admitted),
     );
   }
