@@ -379,6 +379,26 @@ describe('conversations and turns', () => {
       .expect(400);
   });
 
+  it('GET {org}/conversations/{id}: conversation with all messages, past 100 without paging parameters', async () => {
+    const { agentId } = await createTestAgent(env, org.organizationId);
+    const { conversationId } = (await post({ agentId, title: 'All of it' }).expect(201)).body;
+    const repo = env.deps.repos.tenant(org.organizationId).conversations;
+    const written = Array.from({ length: 130 }, (_, i) => `all${i}`);
+    for (const [i, text] of written.entries()) {
+      const role = i % 2 === 0 ? 'user' : 'assistant';
+      await repo.putMessage({ conversationId, requestId: `a${i}`, role, status: 'complete', text });
+    }
+    const res = await as(env, org.owner.token)
+      .get(org.path(`/conversations/${conversationId}`))
+      .expect(200);
+    const texts = (res.body.messages as Array<{ content: Array<{ text: string }> }>).map(
+      (m) => m.content[0]!.text,
+    );
+    expect(texts).to.deep.equal(written);
+    expect(res.body.totalMessages).to.equal(130);
+    expect(res.body.olderMessagesCursor).to.equal(null);
+  });
+
   it('shows the model only the newest 100 messages of a long conversation, in order', async () => {
     const { agentId, model } = await createTestAgent(env, org.organizationId);
     env.llm.on({ model }, { content: 'Noted.' });
