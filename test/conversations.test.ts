@@ -743,6 +743,33 @@ describe('conversations and turns', () => {
       .expect(200);
   });
 
+  it('agents with attached other agents: the attachment alone, without call_agent, makes the agent callable', async () => {
+    const asker = await createTestAgent(env, org.organizationId, { name: 'Plain asker' });
+    const expert = await createTestAgent(env, org.organizationId, { name: 'Plain expert' });
+    await as(env, org.admin.token)
+      .post(org.path(`/agents/${asker.agentId}/agent-attachments`), {
+        targetAgentId: expert.agentId,
+        instructions: 'Ask about tides.',
+      })
+      .expect(201);
+    const toolName = `ask_${expert.agentId}`;
+    env.llm.on(
+      { model: asker.model },
+      (body) =>
+        body.tools?.some((t) => t.type === 'function' && t.function.name === toolName)
+          ? { toolCalls: [{ id: 'call_p1', name: toolName, arguments: { message: 'High tide?' } }] }
+          : { content: 'no such tool' },
+      1,
+    );
+    env.llm.on({ model: expert.model }, { content: 'At 3pm.' });
+    env.llm.on({ model: asker.model }, (body) => ({
+      content: `Expert says: ${(body.messages.at(-1) as { content: string }).content}`,
+    }));
+    const res = await post({ agentId: asker.agentId, message: 'Tides?' }).expect(201);
+    const reply = await replyOf(res.body.conversationId);
+    expect(reply.content[0]!.text).to.equal('Expert says: At 3pm.');
+  });
+
   it('lets an agent ask an attached agent through a child workflow', async () => {
     const asker = await createTestAgent(env, org.organizationId, { name: 'Asker' });
     const expert = await createTestAgent(env, org.organizationId, {
