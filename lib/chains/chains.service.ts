@@ -171,7 +171,8 @@ export class ChainsService {
 
 /** A stored step as the body that would write it again. */
 function storedStepBody(step: StepDoc): StepBody {
-  const schema = (json: string | null | undefined) => (json ? (JSON.parse(json) as Record<string, unknown>) : null);
+  const schema = (json: string | null | undefined) =>
+    json ? (JSON.parse(json) as Record<string, unknown>) : null;
   return {
     ...pickView(step, [
       'stepOrder',
