@@ -7,7 +7,7 @@ import type { ChainDoc, StepDoc } from './chain.schema';
 import type { ChainFields, ChainOrderField, StepFields } from './chains.repository';
 import { checkFileInput, checkSchemaSize, stepFieldsFromBody, type StepBody } from './step-fields';
 import { pickView } from '@lib/db/view';
-import { toChainView, toStepView } from './views';
+import { STEP_PLAIN_FIELDS, toChainView, toStepView } from './views';
 
 export interface ChainBody extends Omit<ChainFields, 'inputType'> {
   inputType?: 'json' | 'file';
@@ -174,20 +174,7 @@ function storedStepBody(step: StepDoc): StepBody {
   const schema = (json: string | null | undefined) =>
     json ? (JSON.parse(json) as Record<string, unknown>) : null;
   return {
-    ...pickView(step, [
-      'stepOrder',
-      'name',
-      'description',
-      'instructions',
-      'reasoning',
-      'enabled',
-      'showWholeChainState',
-      'forEachElement',
-      'toolChoice',
-      'runIf',
-      'failBeforeRunningIf',
-      'failAfterRunningIf',
-    ]),
+    ...pickView(step, STEP_PLAIN_FIELDS),
     inputSchema: schema(step.inputSchemaJson),
     outputSchema: schema(step.outputSchemaJson),
   };
