@@ -8,7 +8,7 @@ import type { WorkflowCatalog, WorkflowStartRequest } from '@lib/artifacts/workf
 import { createServices } from '@lib/services';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { appHtml, publish, tableWithRows, uploadArtifact } from './helpers/artifacts';
+import { appHtml, onlyChnOk, publish, tableWithRows, uploadArtifact } from './helpers/artifacts';
 
 describe('app manifests: what a version declares and its approval', () => {
   let env: TestEnv;
@@ -78,7 +78,7 @@ describe('app manifests: what a version declares and its approval', () => {
     const refused = await approve(a.artifactId).expect(400);
     expect(refused.body.error).to.deep.include({
       code: 'app_manifest_unresolved',
-      details: { missingTables: ['invoices'], missingWorkflows: ['chn_reports'] },
+      details: { missingTables: ['invoices'], missingWorkflows: ['chn_reports'], ambiguousWorkflows: [] },
     });
     expect(refused.body.error.message).to.contain('invoices').and.contain('chn_reports');
     expect((await manifestOf(a.artifactId).expect(200)).body.approved).to.equal(null);
@@ -89,7 +89,7 @@ describe('app manifests: what a version declares and its approval', () => {
     const alone = await approve(b.artifactId).expect(400);
     expect(alone.body.error).to.deep.include({
       code: 'app_manifest_unresolved',
-      details: { missingTables: ['invoices'], missingWorkflows: [] },
+      details: { missingTables: ['invoices'], missingWorkflows: [], ambiguousWorkflows: [] },
     });
     expect((await manifestOf(b.artifactId).expect(200)).body.approved).to.equal(null);
   });
@@ -157,7 +157,7 @@ describe('app manifests: what a version declares and its approval', () => {
   it('binds declared workflows through the workflow catalog and refuses ones it cannot run', async () => {
     const started: WorkflowStartRequest[] = [];
     const workflows: WorkflowCatalog = {
-      findUnrunnable: (_org, ids) => Promise.resolve(ids.filter((id) => id !== 'chn_ok')),
+      resolve: onlyChnOk,
       start: (req) => {
         started.push(req);
         return Promise.resolve({ runId: 'run_1' });
@@ -173,7 +173,11 @@ describe('app manifests: what a version declares and its approval', () => {
       content: appHtml({ workflows: ['chn_ok', 'chn_draft'] }),
     });
     const refused = await put(bad.artifactId).expect(400);
-    expect(refused.body.error.details).to.deep.equal({ missingTables: [], missingWorkflows: ['chn_draft'] });
+    expect(refused.body.error.details).to.deep.equal({
+      missingTables: [],
+      missingWorkflows: ['chn_draft'],
+      ambiguousWorkflows: [],
+    });
     const good = await uploadArtifact(env, org, org.admin.token, {
       content: appHtml({ workflows: ['chn_ok'] }),
     });

@@ -7,7 +7,7 @@ import { createLogger } from '@lib/logger';
 import { createServices } from '@lib/services';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, addMember, createTestOrg, type TestOrg } from './helpers/org';
-import { appHtml, publish, tableWithRows, uploadArtifact } from './helpers/artifacts';
+import { appHtml, onlyChnOk, publish, tableWithRows, uploadArtifact } from './helpers/artifacts';
 
 const MANIFEST = {
   workflows: ['chn_ok'],
@@ -28,7 +28,7 @@ describe('apps: sandboxed pages and the window.service bridge', () => {
     started = [];
     // A stand-in catalog (chn_ok exists and runs); the one over real chains is tested in chain-apps.test.ts.
     const workflows: WorkflowCatalog = {
-      findUnrunnable: (_org, ids) => Promise.resolve(ids.filter((id) => id !== 'chn_ok')),
+      resolve: onlyChnOk,
       start: (req) => {
         started.push(req);
         return Promise.resolve({ runId: `run_${started.length}` });

@@ -445,6 +445,52 @@ describe('action chain runs', function () {
     off();
   });
 
+  it('any → running on POST run with resetToRunning=true: a running run is re-run, its execution in flight cancelled', async () => {
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, name: 'slow', outputSchema: obj({ a: str }) },
+      { stepOrder: 2, name: 'then', instructions: 'Then', outputSchema: obj({ b: str }) },
+    ]);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let firstCalls = 0;
+    const off = chain.answer(async (body) => {
+      if (userText(body).includes('Then')) return { content: '{"b":"done"}' };
+      firstCalls++;
+      if (firstCalls === 1) await gate; // the execution in flight, held in its first step
+      return { content: `{"a":"${firstCalls === 1 ? 'superseded' : 'rerun'}"}` };
+    });
+    try {
+      const { runId } = await startRun(env, org, chain.chainId);
+      await eventually(() => firstCalls === 1);
+      const before = await getRun(env, org, chain.chainId, runId);
+      expect(before.status).to.equal('running');
+
+      await startRun(env, org, chain.chainId, { runId }, '?resetToRunning=true');
+      const rerun = await getRun(env, org, chain.chainId, runId);
+      expect(rerun.status).to.equal('running');
+      expect(rerun.generation).to.equal(before.generation + 1);
+      const superseded = env.deps.temporal.client.workflow.getHandle(
+        workflowIds.chainRun(org.organizationId, runId, before.generation),
+      );
+      // Cancelled as asked: Temporal closes it once the workflow sees the request.
+      const closed = await eventually(async () => {
+        const status = (await superseded.describe()).status.name;
+        return status === 'RUNNING' ? undefined : status;
+      });
+      expect(closed).to.equal('CANCELLED');
+
+      const done = await finished(env, org, chain.chainId, runId);
+      expect(done.status).to.equal('success');
+      expect(done.generation).to.equal(rerun.generation);
+      expect(done.state).to.deep.include({ a: 'rerun', b: 'done' });
+      // The cancelled execution is closed: its step 2 never asked the model; only the re-run's did.
+      expect(chain.calls().filter((b) => userText(b).includes('Then'))).to.have.length(1);
+    } finally {
+      release();
+      off();
+    }
+  });
+
   it('pays for step model calls with credits and fails a run once they are used up', async () => {
     const chain = await createRunnableChain(env, org, [
       { stepOrder: 1, name: 'paid', instructions: 'one two three', outputSchema: obj({ a: str }) },

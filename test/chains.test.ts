@@ -155,7 +155,12 @@ describe('action chains: chains, steps and attachments', function () {
     const put = await admin()
       .put(`${steps}/${step.stepId}`, { stepOrder: 3, name: 'b', runIf: "input.kind == 'x'" })
       .expect(200);
-    expect(put.body).to.include({ stepOrder: 3, name: 'b', runIf: "input.kind == 'x'", toolChoice: null });
+    // PUT keeps an omitted optional field (toolChoice), and null clears it.
+    expect(put.body).to.include({ stepOrder: 3, name: 'b', runIf: "input.kind == 'x'", toolChoice: 'auto' });
+    const cleared = await admin()
+      .put(`${steps}/${step.stepId}`, { stepOrder: 3, toolChoice: null })
+      .expect(200);
+    expect(cleared.body).to.include({ name: 'b', runIf: "input.kind == 'x'", toolChoice: null });
     expect((await as(env, org.chat.token).get(`${steps}/${step.stepId}`).expect(200)).body.name).to.equal(
       'b',
     );

@@ -379,6 +379,26 @@ describe('conversations and turns', () => {
       .expect(400);
   });
 
+  it('GET {org}/conversations/{id}: conversation with all messages, past 100 without paging parameters', async () => {
+    const { agentId } = await createTestAgent(env, org.organizationId);
+    const { conversationId } = (await post({ agentId, title: 'All of it' }).expect(201)).body;
+    const repo = env.deps.repos.tenant(org.organizationId).conversations;
+    const written = Array.from({ length: 130 }, (_, i) => `all${i}`);
+    for (const [i, text] of written.entries()) {
+      const role = i % 2 === 0 ? 'user' : 'assistant';
+      await repo.putMessage({ conversationId, requestId: `a${i}`, role, status: 'complete', text });
+    }
+    const res = await as(env, org.owner.token)
+      .get(org.path(`/conversations/${conversationId}`))
+      .expect(200);
+    const texts = (res.body.messages as Array<{ content: Array<{ text: string }> }>).map(
+      (m) => m.content[0]!.text,
+    );
+    expect(texts).to.deep.equal(written);
+    expect(res.body.totalMessages).to.equal(130);
+    expect(res.body.olderMessagesCursor).to.equal(null);
+  });
+
   it('shows the model only the newest 100 messages of a long conversation, in order', async () => {
     const { agentId, model } = await createTestAgent(env, org.organizationId);
     env.llm.on({ model }, { content: 'Noted.' });
@@ -721,6 +741,33 @@ describe('conversations and turns', () => {
     await as(env, org.chat.token)
       .delete(org.path(`/conversations/${conversationId}`))
       .expect(200);
+  });
+
+  it('agents with attached other agents: the attachment alone, without call_agent, makes the agent callable', async () => {
+    const asker = await createTestAgent(env, org.organizationId, { name: 'Plain asker' });
+    const expert = await createTestAgent(env, org.organizationId, { name: 'Plain expert' });
+    await as(env, org.admin.token)
+      .post(org.path(`/agents/${asker.agentId}/agent-attachments`), {
+        targetAgentId: expert.agentId,
+        instructions: 'Ask about tides.',
+      })
+      .expect(201);
+    const toolName = `ask_${expert.agentId}`;
+    env.llm.on(
+      { model: asker.model },
+      (body) =>
+        body.tools?.some((t) => t.type === 'function' && t.function.name === toolName)
+          ? { toolCalls: [{ id: 'call_p1', name: toolName, arguments: { message: 'High tide?' } }] }
+          : { content: 'no such tool' },
+      1,
+    );
+    env.llm.on({ model: expert.model }, { content: 'At 3pm.' });
+    env.llm.on({ model: asker.model }, (body) => ({
+      content: `Expert says: ${(body.messages.at(-1) as { content: string }).content}`,
+    }));
+    const res = await post({ agentId: asker.agentId, message: 'Tides?' }).expect(201);
+    const reply = await replyOf(res.body.conversationId);
+    expect(reply.content[0]!.text).to.equal('Expert says: At 3pm.');
   });
 
   it('lets an agent ask an attached agent through a child workflow', async () => {

@@ -68,7 +68,11 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
     const updated = await admin()
       .put(org.path(`/schedules/${created.triggerId}`), { name: 'Noon', cronExpression: '0 12 * * *' })
       .expect(200);
-    expect(updated.body).to.include({ name: 'Noon', cronExpression: '0 12 * * *', description: '' });
+    expect(updated.body).to.include({
+      name: 'Noon',
+      cronExpression: '0 12 * * *',
+      description: 'Every new year',
+    });
     const changed = await describeSchedule(org.organizationId, created.triggerId);
     expect(changed.info.nextActionTimes[0]!.toISOString()).to.match(/T12:00:00.000Z$/);
     expect(changed.state.note).to.equal('revision 2');
@@ -115,6 +119,29 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
       .put(org.path(`/schedules/${fast.triggerId}`), { name: 'Fast', cronExpression: '*/5 * * * *' })
       .expect(400);
     expect(res.body.error.message).to.contain('confirmHighFrequency');
+  });
+
+  it("PUT keeps omitted optional fields: a schedule's description and a handler's inputMapping; null clears it", async () => {
+    const { triggerId } = await createSchedule({ description: 'Kept' });
+    const put = await admin()
+      .put(org.path(`/schedules/${triggerId}`), { name: 'Renamed', cronExpression: YEARLY })
+      .expect(200);
+    expect(put.body).to.include({ name: 'Renamed', description: 'Kept' });
+    const chainId = await createChain();
+    const base = org.path(`/schedules/${triggerId}/handlers`);
+    const target = { handlerType: 'action-chain', actionChainId: chainId };
+    const created = await admin()
+      .post(base, { ...target, instructions: 'Run', inputMapping: { team: 'support' } })
+      .expect(201);
+    const path = `${base}/${created.body.handlerId}`;
+    const kept = await admin()
+      .put(path, { ...target, instructions: 'Run again' })
+      .expect(200);
+    expect(kept.body).to.deep.include({ instructions: 'Run again', inputMapping: { team: 'support' } });
+    const cleared = await admin()
+      .put(path, { ...target, instructions: 'Run', inputMapping: null })
+      .expect(200);
+    expect(cleared.body.inputMapping).to.equal(null);
   });
 
   it('keeps handlers: names filled in, PUT storing only instructions and inputMapping', async () => {

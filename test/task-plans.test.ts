@@ -154,10 +154,6 @@ describe('task plans', () => {
       expect((await as(env, org.owner.token).get(plansPath(conversationId)).expect(200)).body).to.deep.equal(
         [],
       );
-      await as(env, org.owner.token)
-        .post(plansPath(conversationId, `/${pushed.planId}/cancel`))
-        .expect(409)
-        .expect((r) => expect(r.body.error.code).to.equal('conflict'));
     } finally {
       client.close();
     }
@@ -354,6 +350,42 @@ describe('task plans', () => {
     ).body as PlanView;
     expect(after).to.deep.include({ status: 'active', requestId: 'r-owner' });
     expect(after.steps).to.deep.equal([{ stepId: 'a', description: 'Pay the invoices', status: 'pending' }]);
+  });
+
+  it('POST cancel returns { success, message, planId }: a completed or failed plan answers success false and stays', async () => {
+    const { agentId } = await createTestAgent(env, org.organizationId);
+    const conv = await as(env, org.owner.token).post(org.path('/conversations'), { agentId }).expect(201);
+    const conversationId = conv.body.conversationId as string;
+    const turn = { organizationId: org.organizationId, agentId, conversationId, requestId: 'r-final' };
+    const { taskPlans } = env.deps.services;
+    const done = await taskPlans.writeFromTool(turn, {
+      steps: [{ stepId: 'a', description: 'A', status: 'pending' }],
+    });
+    await taskPlans.writeFromTool(turn, {
+      planId: done.planId,
+      steps: [{ stepId: 'a', status: 'completed' }],
+    });
+    const given = await taskPlans.writeFromTool(turn, {
+      steps: [{ stepId: 'b', description: 'B', status: 'pending' }],
+    });
+    await taskPlans.writeFromTool(turn, { planId: given.planId, status: 'failed', steps: [] });
+    for (const [planId, status] of [
+      [done.planId, 'completed'],
+      [given.planId, 'failed'],
+    ] as const) {
+      const res = await as(env, org.owner.token)
+        .post(plansPath(conversationId, `/${planId}/cancel`))
+        .expect(200);
+      expect(res.body).to.deep.equal({
+        success: false,
+        message: `the plan is already ${status}; only an active plan can be cancelled`,
+        planId,
+      });
+      const after = await as(env, org.owner.token)
+        .get(plansPath(conversationId, `/${planId}`))
+        .expect(200);
+      expect(after.body.status).to.equal(status);
+    }
   });
 
   it('shows plans only to those who may read the conversation, and answers bad input with 4xx', async () => {

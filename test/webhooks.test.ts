@@ -163,6 +163,27 @@ describe('webhooks: management, limits, signatures', function () {
     await execute(org, id).send({}).expect(404);
   });
 
+  it("PUT keeps omitted optional fields: a handler's inputMapping is kept when left out, cleared by null", async () => {
+    const { webhookId } = await createWebhook();
+    const handlers = org.path(`/webhooks/${webhookId}/handlers`);
+    const created = await admin()
+      .post(handlers, {
+        handlerType: 'action-chain',
+        actionChainId: await createChain(),
+        instructions: 'Triage it',
+        inputMapping: { message: '{{body.text}}' },
+      })
+      .expect(201);
+    const path = `${handlers}/${created.body.handlerId}`;
+    const kept = await admin().put(path, { instructions: 'Triage it again' }).expect(200);
+    expect(kept.body).to.deep.include({
+      instructions: 'Triage it again',
+      inputMapping: { message: '{{body.text}}' },
+    });
+    const cleared = await admin().put(path, { instructions: 'Triage', inputMapping: null }).expect(200);
+    expect(cleared.body.inputMapping).to.equal(null);
+  });
+
   it('accepts 500 handlers per webhook, even when they are added at once, and refuses the 501st', async () => {
     const { webhookId } = await createWebhook();
     const chainId = await createChain();

@@ -34,7 +34,7 @@ export function conversationsHandlers(deps: Deps): OperationHandlers {
         messagesBefore?: string;
       };
       const page = {
-        limit: messagesLimit === undefined ? 100 : Number(messagesLimit),
+        limit: messagesLimit === undefined ? undefined : Number(messagesLimit),
         before: messagesBefore === undefined ? undefined : Number(messagesBefore),
       };
       res.json(await service.get(ctxOf(req), conversationId(req), page));

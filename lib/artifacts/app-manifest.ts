@@ -7,7 +7,7 @@ export const MANIFEST_FILE = 'service.manifest.ts';
 export const TABLE_ACCESS = ['read', 'write'] as const;
 export type TableAccess = (typeof TABLE_ACCESS)[number];
 
-/** What an app declares it needs: workflows (action chains, by actionChainId) and tables with their access. */
+/** What an app declares it needs: workflows (action chains, by actionChainId or name) and tables with their access. */
 export interface AppManifest {
   workflows: string[];
   tables: Array<{ table: string; access: TableAccess }>;
@@ -97,7 +97,7 @@ export function checkManifestShape(value: unknown): AppManifest | string {
   const workflows = value.workflows ?? [];
   const tables = value.tables ?? [];
   if (!Array.isArray(workflows) || !workflows.every((w) => typeof w === 'string' && w.trim() !== ''))
-    return 'workflows must be an array of workflow ids (non-empty strings)';
+    return 'workflows must be an array of workflow ids or names (non-empty strings)';
   if (workflows.some((w: string) => w.length > MANIFEST_LIMITS.refLength))
     return `a workflow id may have at most ${MANIFEST_LIMITS.refLength} characters`;
   if (workflows.length > MANIFEST_LIMITS.workflows)

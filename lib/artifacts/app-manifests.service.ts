@@ -77,21 +77,25 @@ export class AppManifestsService {
     const tenant = this.repos.tenant(ctx.organizationId);
     const tables = await Promise.all(manifest.tables.map((t) => tenant.tables.getByName(t.table)));
     const missingTables = manifest.tables.filter((_, i) => !tables[i]).map((t) => t.table);
-    const missingWorkflows = manifest.workflows.length
-      ? await this.workflows.findUnrunnable(ctx.organizationId, manifest.workflows)
-      : [];
-    if (missingTables.length || missingWorkflows.length) {
+    const resolved = manifest.workflows.length
+      ? await this.workflows.resolve(ctx.organizationId, manifest.workflows)
+      : { bindings: [], missing: [], ambiguous: [] };
+    const { missing: missingWorkflows, ambiguous: ambiguousWorkflows } = resolved;
+    if (missingTables.length || missingWorkflows.length || ambiguousWorkflows.length) {
       const parts = [
         missingTables.length ? `tables that do not exist: ${missingTables.join(', ')}` : '',
         missingWorkflows.length
           ? `workflows that do not exist or cannot run: ${missingWorkflows.join(', ')}`
+          : '',
+        ambiguousWorkflows.length
+          ? `workflow names shared by several workflows (declare their ids): ${ambiguousWorkflows.join(', ')}`
           : '',
       ].filter(Boolean);
       throw new AppError(
         400,
         'app_manifest_unresolved',
         `the manifest cannot be approved; it declares ${parts.join('; ')}`,
-        { missingTables, missingWorkflows },
+        { missingTables, missingWorkflows, ambiguousWorkflows },
       );
     }
     const approval = await tenant.appApprovals.put({
@@ -100,7 +104,7 @@ export class AppManifestsService {
       manifestWorkflows: manifest.workflows,
       manifestTables: manifest.tables,
       manifestSha256: found.declaredSha256,
-      workflowBindings: manifest.workflows.map((workflow) => ({ workflow, workflowId: workflow })),
+      workflowBindings: resolved.bindings,
       approvedBy: ctx.userId,
       approvedAt: new Date(),
     });

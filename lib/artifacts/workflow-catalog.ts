@@ -1,3 +1,9 @@
+export interface WorkflowResolution {
+  bindings: Array<{ workflow: string; workflowId: string }>;
+  missing: string[];
+  ambiguous: string[];
+}
+
 /** Who starts a workflow run for an app, and why (for the run's record and its idempotency). */
 export interface WorkflowStartRequest {
   organizationId: string;
@@ -17,8 +23,11 @@ export interface WorkflowStartRequest {
  * Implemented by lib/chains/workflow-catalog.ts, wired in createServices (`Deps.workflows`).
  */
 export interface WorkflowCatalog {
-  /** The ids among `workflowIds` that name no workflow of the organization, or one that cannot run now. */
-  findUnrunnable(organizationId: string, workflowIds: readonly string[]): Promise<string[]>;
+  /**
+   * Binds each declared workflow, an id or the name of exactly one of the organization's workflows, to its id.
+   * `missing`: refs naming no workflow, or one that cannot run now; `ambiguous`: names shared by several.
+   */
+  resolve(organizationId: string, refs: readonly string[]): Promise<WorkflowResolution>;
   /** Starts a run; throws an AppError 404 when the workflow is gone or cannot run any more. */
   start(request: WorkflowStartRequest): Promise<{ runId: string }>;
 }

@@ -50,13 +50,19 @@ export class ChainRunsRepository extends TenantRepository {
   }
 
   /**
-   * Starts the next execution of a finished run: only a run that is not pending or running can be re-run
-   * (null otherwise, or when it does not exist).
+   * Starts the next execution of a run: of a finished one, or (`anyState`, resetToRunning) of one in any state,
+   * superseding the execution in flight, whose writes no longer apply (see `current`). Null when the run does not
+   * exist or, without `anyState`, is still pending or running.
    */
-  rerun(runId: string, set: { status: RunStatus; messageId: string; startedByUserId: string }) {
+  rerun(
+    runId: string,
+    set: { status: RunStatus; messageId: string; startedByUserId: string },
+    anyState = false,
+  ) {
+    const finished = anyState ? {} : { status: { $in: ['success', 'failed'] } };
     return this.runs
       .findOneAndUpdate(
-        { _id: runId, organizationId: this.organizationId, status: { $in: ['success', 'failed'] } },
+        { _id: runId, organizationId: this.organizationId, ...finished },
         {
           $inc: { generation: 1 },
           // Shown running at once (resetToRunning): it starts now, as markRunning would have it.

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { WORKFLOWS, workflowIds, type ChainRunInput, type ChainRunWorkflow } from '@contracts';
 import type { RequestContext } from '@lib/auth/context';
 import { undoOnFailure, type Admission, type Slot } from '@lib/admission/admission';
@@ -222,15 +223,18 @@ export class ChainRunsService {
     this.checkOnlyStep(steps, body.onlyStep);
     const messageId = newId('msg');
     const admitted = await this.admit(ctx.organizationId, 'api', existing._id, existing.generation + 1);
-    const run = await this.runs(ctx.organizationId).rerun(body.runId, {
-      status: resetToRunning ? 'running' : 'pending',
-      messageId,
-      startedByUserId: ctx.userId,
-    });
+    const run = await this.runs(ctx.organizationId).rerun(
+      body.runId,
+      { status: resetToRunning ? 'running' : 'pending', messageId, startedByUserId: ctx.userId },
+      resetToRunning,
+    );
     if (!run) {
       await admitted?.undo();
-      throw conflict('the run is still pending or running; re-run it once it has finished');
+      throw conflict(
+        'the run is still pending or running; re-run it once it has finished, or with resetToRunning=true',
+      );
     }
+    if (resetToRunning) await this.cancelSuperseded(ctx.organizationId, run);
     await this.launchOrFail(
       ctx.organizationId,
       this.executionOf(run, steps, body.onlyStep),
@@ -238,6 +242,20 @@ export class ChainRunsService {
       admitted,
     );
     return { messageId, runId: run._id, actionChainId };
+  }
+
+  /**
+   * A re-run with resetToRunning may supersede an execution still in flight: it is cancelled, so it starts no
+   * further step; whatever it was doing when cancelled writes nothing to the run (its generation is no longer
+   * the run's). One that already ended is not found.
+   */
+  private async cancelSuperseded(organizationId: string, run: ChainRun) {
+    const previous = workflowIds.chainRun(organizationId, run._id, run.generation - 1);
+    try {
+      await this.temporal.client.workflow.getHandle(previous).cancel();
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
   }
 
   async list(ctx: RequestContext, actionChainId: string, opts: PageRequest & { orderBy?: string }) {

@@ -31,6 +31,11 @@ export class ChainsRepository extends TenantRepository {
     return this.chains.find(this.scope<ChainDoc>({ _id: { $in: actionChainIds } })).lean<ChainDoc[]>();
   }
 
+  /** Chains whose name is one of `names` (an app manifest names its workflows). */
+  listByNames(names: string[]) {
+    return this.chains.find(this.scope<ChainDoc>({ name: { $in: names } })).lean<ChainDoc[]>();
+  }
+
   async create(actionChainId: string, creatorUserId: string, fields: ChainFields): Promise<ChainDoc> {
     const doc = await this.chains.create({
       ...fields,

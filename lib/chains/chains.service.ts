@@ -6,7 +6,8 @@ import type { Repositories } from '@lib/repositories';
 import type { ChainDoc, StepDoc } from './chain.schema';
 import type { ChainFields, ChainOrderField, StepFields } from './chains.repository';
 import { checkFileInput, checkSchemaSize, stepFieldsFromBody, type StepBody } from './step-fields';
-import { toChainView, toStepView } from './views';
+import { pickView } from '@lib/db/view';
+import { STEP_PLAIN_FIELDS, toChainView, toStepView } from './views';
 
 export interface ChainBody extends Omit<ChainFields, 'inputType'> {
   inputType?: 'json' | 'file';
@@ -142,10 +143,14 @@ export class ChainsService {
     return toStepView(step);
   }
 
+  /** Optional fields the body leaves out keep their stored values (README "PUT"); `null` clears one. */
   async updateStep(ctx: RequestContext, actionChainId: string, stepId: string, body: StepBody) {
     const chain = await this.chain(ctx, actionChainId);
     checkSchemaSize([body], this.schemaMaxNodes);
-    const fields = stepFieldsFromBody(body);
+    const fields = stepFieldsFromBody({
+      ...storedStepBody(await this.step(ctx, actionChainId, stepId)),
+      ...body,
+    });
     await this.checkWith(ctx, chain, stepId, fields);
     const step = await this.repo(ctx).replaceStep(actionChainId, stepId, fields);
     if (!step) throw notFound('step');
@@ -162,4 +167,15 @@ export class ChainsService {
     await this.repo(ctx).touch(actionChainId);
     return { actionChainId, stepId, deleted: true };
   }
+}
+
+/** A stored step as the body that would write it again. */
+function storedStepBody(step: StepDoc): StepBody {
+  const schema = (json: string | null | undefined) =>
+    json ? (JSON.parse(json) as Record<string, unknown>) : null;
+  return {
+    ...pickView(step, STEP_PLAIN_FIELDS),
+    inputSchema: schema(step.inputSchemaJson),
+    outputSchema: schema(step.outputSchemaJson),
+  };
 }

@@ -6,26 +6,27 @@ import { redactConfiguration } from '@lib/tools/secrets';
 
 const parsed = (json: string | null | undefined) => (json ? (JSON.parse(json) as object) : null);
 
+/** A step's fields a client writes and reads as stored (the schemas aside, which are stored as JSON text). */
+export const STEP_PLAIN_FIELDS = [
+  'stepOrder',
+  'name',
+  'description',
+  'instructions',
+  'reasoning',
+  'enabled',
+  'showWholeChainState',
+  'forEachElement',
+  'toolChoice',
+  'runIf',
+  'failBeforeRunningIf',
+  'failAfterRunningIf',
+] as const;
+
 export function toStepView(s: StepDoc) {
   return {
     stepId: s._id,
     actionChainId: s.actionChainId,
-    ...pickView(s, [
-      'stepOrder',
-      'name',
-      'description',
-      'instructions',
-      'reasoning',
-      'enabled',
-      'showWholeChainState',
-      'forEachElement',
-      'toolChoice',
-      'runIf',
-      'failBeforeRunningIf',
-      'failAfterRunningIf',
-      'createdAt',
-      'updatedAt',
-    ]),
+    ...pickView(s, [...STEP_PLAIN_FIELDS, 'createdAt', 'updatedAt']),
     inputSchema: parsed(s.inputSchemaJson),
     outputSchema: parsed(s.outputSchemaJson),
   };

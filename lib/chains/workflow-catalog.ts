@@ -1,4 +1,8 @@
-import type { WorkflowCatalog, WorkflowStartRequest } from '@lib/artifacts/workflow-catalog';
+import type {
+  WorkflowCatalog,
+  WorkflowResolution,
+  WorkflowStartRequest,
+} from '@lib/artifacts/workflow-catalog';
 import { AppError, notFound } from '@lib/errors';
 import type { Repositories } from '@lib/repositories';
 import { derivedRunId, type ChainRunsService } from './chain-runs.service';
@@ -10,13 +14,32 @@ export class ChainWorkflowCatalog implements WorkflowCatalog {
     private readonly runs: Pick<ChainRunsService, 'startRun'>,
   ) {}
 
-  async findUnrunnable(organizationId: string, workflowIds: readonly string[]): Promise<string[]> {
+  /** An id wins over a name; a name must belong to exactly one chain. */
+  async resolve(organizationId: string, refs: readonly string[]): Promise<WorkflowResolution> {
     const chains = this.repos.tenant(organizationId).chains;
-    const found = await chains.getMany([...workflowIds]);
-    const runnable = new Set<string>();
-    for (const chain of found)
-      if ((await chains.listSteps(chain._id)).some((s) => s.enabled)) runnable.add(chain._id);
-    return workflowIds.filter((id) => !runnable.has(id));
+    const [byId, byName] = await Promise.all([chains.getMany([...refs]), chains.listByNames([...refs])]);
+    const ids = new Set(byId.map((c) => c._id));
+    const result: WorkflowResolution = { bindings: [], missing: [], ambiguous: [] };
+    for (const ref of refs) {
+      const named = byName.filter((c) => c.name === ref);
+      if (ids.has(ref)) result.bindings.push({ workflow: ref, workflowId: ref });
+      else if (named.length > 1) result.ambiguous.push(ref);
+      else if (named.length === 1) result.bindings.push({ workflow: ref, workflowId: named[0]!._id });
+      else result.missing.push(ref);
+    }
+    const runnable = await Promise.all(
+      result.bindings.map(async (b) => (await chains.listSteps(b.workflowId)).some((s) => s.enabled)),
+    );
+    const missing = new Set([
+      ...result.missing,
+      ...result.bindings.filter((_, i) => !runnable[i]).map((b) => b.workflow),
+    ]);
+    // Reported in the order the manifest declares them.
+    return {
+      bindings: result.bindings.filter((_, i) => runnable[i]),
+      missing: refs.filter((r) => missing.has(r)),
+      ambiguous: result.ambiguous,
+    };
   }
 
   async start(req: WorkflowStartRequest): Promise<{ runId: string }> {

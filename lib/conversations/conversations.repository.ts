@@ -130,14 +130,12 @@ export class ConversationsRepository extends TenantRepository {
   }
 
   /** The newest `count` messages (written before `beforeSeq` when given), oldest first. */
-  async lastMessages(conversationId: string, count: number, beforeSeq?: number) {
+  /** The newest `count` messages (every one without a count) before `beforeSeq`, oldest first. */
+  async lastMessages(conversationId: string, count: number | undefined, beforeSeq?: number) {
     const filter = this.scope<MessageDoc>({ conversationId });
     if (beforeSeq !== undefined) filter.seq = { $lt: beforeSeq };
-    const newest = await this.messageModel
-      .find(filter)
-      .sort({ seq: -1, _id: -1 })
-      .limit(count)
-      .lean<MessageDoc[]>();
+    const query = this.messageModel.find(filter).sort({ seq: -1, _id: -1 });
+    const newest = await (count === undefined ? query : query.limit(count)).lean<MessageDoc[]>();
     return newest.reverse();
   }
 

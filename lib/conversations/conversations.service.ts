@@ -138,20 +138,22 @@ export class ConversationsService {
   }
 
   /** The conversation with a page of its messages: the newest `limit` (before the cursor), in write order. */
-  async get(ctx: RequestContext, id: string, page: { limit: number; before?: number } = { limit: 100 }) {
+  /** The conversation with all its messages (the spec's default), or the page `limit` asks for. */
+  async get(ctx: RequestContext, id: string, page: { limit?: number; before?: number } = {}) {
     const conversation = await this.load(ctx, id);
     const repo = this.repo(ctx);
+    const limit = page.limit ?? Infinity;
     // One more than asked tells whether older messages exist.
     const [window, totalMessages] = await Promise.all([
-      repo.lastMessages(id, page.limit + 1, page.before),
+      repo.lastMessages(id, page.limit === undefined ? undefined : page.limit + 1, page.before),
       repo.countMessages(id),
     ]);
-    const messages = window.length > page.limit ? window.slice(1) : window;
+    const messages = window.length > limit ? window.slice(1) : window;
     return {
       ...toConversationView(conversation),
       messages: messages.map(toMessageView),
       totalMessages,
-      olderMessagesCursor: window.length > page.limit ? String(messages[0]!.seq) : null,
+      olderMessagesCursor: window.length > limit ? String(messages[0]!.seq) : null,
     };
   }
 

@@ -11,6 +11,8 @@ import type { KnowledgeBaseDoc } from './knowledge-base.schema';
 
 /** `cursor + limit` may reach this many hits: deeper pages of a similarity ranking are noise. */
 export const MAX_SEARCH_DEPTH = 1000;
+/** The spec caps a page of hits at 100: a larger `limit` is served as 100, not refused. */
+export const MAX_SEARCH_LIMIT = 100;
 const MAX_KB_IDS = 50;
 /** File names matched against a filePattern between two turns of the event loop. */
 const MATCH_CHUNK = 500;
@@ -65,6 +67,7 @@ export class KbSearchService {
   }
 
   async searchAll(ctx: RequestContext, opts: SearchOptions & { kbIds?: string; kbOrgs?: string }) {
+    if (opts.kbOrgs !== undefined && !opts.kbIds) throw badRequest('kbOrgs requires kbIds');
     const kbs = opts.kbIds ? await this.named(ctx, opts.kbIds, opts.kbOrgs) : await this.everyReadable(ctx);
     const { hits, total } = await this.search(kbs, opts);
     return { items: hits, totalRows: total, offset: opts.offset };
@@ -163,7 +166,8 @@ export class KbSearchService {
     );
   }
 
-  private async search(kbs: KnowledgeBaseDoc[], opts: SearchOptions) {
+  private async search(kbs: KnowledgeBaseDoc[], asked: SearchOptions) {
+    const opts = { ...asked, limit: Math.min(asked.limit, MAX_SEARCH_LIMIT) };
     if (opts.offset + opts.limit > MAX_SEARCH_DEPTH)
       throw badRequest(`cursor + limit may reach at most ${MAX_SEARCH_DEPTH} hits`);
     // A pattern that cannot be matched cheaply is a 400 before any work (lib/patterns/glob.ts).

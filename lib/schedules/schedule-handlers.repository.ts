@@ -54,7 +54,7 @@ export class ScheduleHandlersRepository extends TenantRepository {
   update(
     triggerId: string,
     handlerId: string,
-    fields: Pick<ScheduleHandlerDoc, 'instructions' | 'inputMappingJson'>,
+    fields: Pick<ScheduleHandlerDoc, 'instructions'> & Partial<Pick<ScheduleHandlerDoc, 'inputMappingJson'>>,
   ) {
     return this.model
       .findOneAndUpdate(

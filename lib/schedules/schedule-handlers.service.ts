@@ -97,9 +97,12 @@ export class ScheduleHandlersService {
         `a handler's type and target cannot change: this is a '${existing.handlerType}' handler of ` +
           `${existing[TARGET_FIELD[existing.handlerType]]}; create a new handler instead`,
       );
+    // An omitted inputMapping keeps the stored one (README "PUT"); null clears it.
     const handler = await this.handlers(ctx).update(triggerId, handlerId, {
       instructions: body.instructions,
-      inputMappingJson: body.inputMapping ? JSON.stringify(body.inputMapping) : null,
+      ...(body.inputMapping !== undefined
+        ? { inputMappingJson: body.inputMapping ? JSON.stringify(body.inputMapping) : null }
+        : {}),
     });
     if (!handler) throw notFound('schedule handler');
     return (await this.views(ctx, [handler]))[0]!;

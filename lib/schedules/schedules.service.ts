@@ -78,9 +78,11 @@ export class SchedulesService {
     return toTriggerView(await this.trigger(ctx, triggerId));
   }
 
-  /** Changes the trigger and its Schedule in place (same Schedule id, its history kept). */
+  /** Changes the trigger and its Schedule in place (same Schedule id, its history kept). An omitted description
+   * keeps the stored one (README "PUT"); confirmHighFrequency is a confirmation each write gives again. */
   async update(ctx: RequestContext, triggerId: string, body: ScheduleBody) {
-    const fields = this.fields(body);
+    const stored = await this.trigger(ctx, triggerId);
+    const fields = this.fields({ ...body, description: body.description ?? stored.description });
     const trigger = await this.triggers(ctx).update(triggerId, fields);
     if (!trigger) throw notFound('schedule');
     await this.sync.trySync(ctx.organizationId, triggerId);

@@ -62,7 +62,7 @@ export class TaskPlansService {
   /**
    * Cancels an active plan at once and signals the turn that last worked on it, which stops after its current
    * task (the model call or tool round under way). Cancelling a cancelled plan again succeeds; a completed or
-   * failed plan is 409.
+   * failed plan answers success false (the spec's `{ success, message, planId }` for every plan).
    */
   async cancel(ctx: RequestContext, conversationId: string, planId: string) {
     const conversation = await this.conversations.load(ctx, conversationId);
@@ -72,7 +72,11 @@ export class TaskPlansService {
       if (plan.status === 'cancelled')
         return { success: true, message: 'the plan was already cancelled', planId };
       if (plan.status !== 'active')
-        throw conflict(`the plan is already ${plan.status}; only an active plan can be cancelled`);
+        return {
+          success: false,
+          message: `the plan is already ${plan.status}; only an active plan can be cancelled`,
+          planId,
+        };
       const cancelled = await repo.replaceIfUnchanged(plan, {
         status: 'cancelled',
         steps: cancelSteps(plan.steps),

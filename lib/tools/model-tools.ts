@@ -10,8 +10,8 @@ const askParameters = {
 };
 
 /**
- * The tools a model sees for an agent: its attached registry tools and, when `call_agent` is attached, one
- * `ask_<agentId>` per agent attached to it, `search_knowledge_bases` when knowledge bases are attached, and one
+ * The tools a model sees for an agent: its attached registry tools, one `ask_<agentId>` per agent attached to
+ * it (the attachment alone makes the agent callable, as the spec's "attached … other agents" reads), `search_knowledge_bases` when knowledge bases are attached, and one
  * `run_chain_<actionChainId>` per attached action chain (its parameters: the chain's first step's inputSchema).
  */
 export async function loadModelTools(tenant: TenantRepositories, agentId: string): Promise<ModelTool[]> {
@@ -20,9 +20,7 @@ export async function loadModelTools(tenant: TenantRepositories, agentId: string
     tenant.agentKnowledgeBases.list(agentId),
     tenant.chainAttachments.listForAgent(agentId),
   ]);
-  const links = attachments.some((a) => a.toolCode === 'call_agent')
-    ? await tenant.agentLinks.list(agentId)
-    : [];
+  const links = await tenant.agentLinks.list(agentId);
   const targets = links.length ? await tenant.agents.getMany(links.map((l) => l.targetAgentId)) : [];
   const byId = new Map(targets.map((a) => [a.agentId, a]));
   const server = attachments.map((a) => modelToolOf(a.toolCode)).filter((t): t is ModelTool => t !== null);

@@ -102,9 +102,10 @@ export class WebhookHandlersService {
     body: Pick<WebhookHandlerBody, 'instructions' | 'inputMapping'>,
   ) {
     await this.handler(ctx, webhookId, handlerId);
+    // An omitted inputMapping keeps the stored one (README "PUT"); null clears it.
     const handler = await this.repo(ctx).updateHandler(webhookId, handlerId, {
       instructions: body.instructions,
-      inputMappingJson: this.mappingJson(body.inputMapping),
+      ...(body.inputMapping !== undefined ? { inputMappingJson: this.mappingJson(body.inputMapping) } : {}),
     });
     if (!handler) throw notFound('webhook handler');
     return (await this.views(ctx, [handler]))[0]!;

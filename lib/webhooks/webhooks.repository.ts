@@ -117,7 +117,7 @@ export class WebhooksRepository extends TenantRepository {
   updateHandler(
     webhookId: string,
     handlerId: string,
-    fields: Pick<WebhookHandlerDoc, 'instructions' | 'inputMappingJson'>,
+    fields: Pick<WebhookHandlerDoc, 'instructions'> & Partial<Pick<WebhookHandlerDoc, 'inputMappingJson'>>,
   ) {
     return this.handlerModel
       .findOneAndUpdate(

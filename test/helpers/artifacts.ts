@@ -94,3 +94,12 @@ export async function tableWithRows(env: TestEnv, org: TestOrg, name: string, ti
       .post(org.path(`/tables/${name}/data/batch`), { data: titles.map((title) => ({ title })) })
       .expect(200);
 }
+
+/** A stand-in workflow catalog's resolve: only `chn_ok` exists (by id) and runs. */
+export function onlyChnOk(_organizationId: string, refs: readonly string[]) {
+  return Promise.resolve({
+    bindings: refs.filter((r) => r === 'chn_ok').map((r) => ({ workflow: r, workflowId: r })),
+    missing: refs.filter((r) => r !== 'chn_ok'),
+    ambiguous: [],
+  });
+}
