@@ -189,9 +189,9 @@ const schema = z.object({
   ADMISSION_RETRY_AFTER_SECONDS: z.coerce.number().int().positive().max(3600).default(5),
   /** How often a worker frees the slots of executions that ended unreported (ms). */
   ADMISSION_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
-  /** Background slots (up to WORKER_MAX_CONCURRENT_*) are handed out only while the machine's CPU use is below
-   * this share: what is left over keeps chat turns and the API quick under a backlog (README "Admission"). */
-  WORKER_BACKGROUND_TARGET_CPU: z.coerce.number().min(0.1).max(1).default(0.7),
+  /** While a chat turn runs in a worker process, its background workers hold at most this many slots of each
+   * kind (instead of WORKER_MAX_CONCURRENT_*): turns first (README "Admission"). */
+  WORKER_BACKGROUND_SLOTS_WHILE_INTERACTIVE: z.coerce.number().int().positive().default(2),
   /** The interactive queue's own worker slots (chat turns), apart from WORKER_MAX_CONCURRENT_*. */
   WORKER_INTERACTIVE_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(50),
   WORKER_INTERACTIVE_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().positive().default(20),
@@ -345,7 +345,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       uiUrl: c.TEMPORAL_UI_URL,
       maxConcurrentActivities: c.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentWorkflowTasks: c.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
-      backgroundTargetCpu: c.WORKER_BACKGROUND_TARGET_CPU,
+      backgroundSlotsWhileInteractive: c.WORKER_BACKGROUND_SLOTS_WHILE_INTERACTIVE,
       interactive: {
         maxConcurrentActivities: c.WORKER_INTERACTIVE_MAX_CONCURRENT_ACTIVITIES,
         maxConcurrentWorkflowTasks: c.WORKER_INTERACTIVE_MAX_CONCURRENT_WORKFLOW_TASKS,

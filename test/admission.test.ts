@@ -83,8 +83,13 @@ describe('Admission of background work', function () {
     expect(refused.body.error.message).to.include('2 webhook deliveries unfinished');
     expect(refused.headers['retry-after']).to.equal(String(env.config.admission.retryAfterSeconds));
     expect(await unfinished(busy, 'webhook_deliveries')).to.equal(2);
-    // The other organization is not held by the first one's bound.
+    // A full backlog is refused before the webhook is looked up (a sender hammering it costs one Redis read):
+    // the answer says the organization is busy and nothing about the webhook.
+    const unknownHook = await deliver(busy, 'whk_000000000000000000000000', 'a4').expect(429);
+    expect(unknownHook.body.error.code).to.equal('backlog_full');
+    // The other organization is not held by the first one's bound, and a missing webhook there is still 404.
     await deliver(quiet, hookB.webhookId, 'b1').expect(200);
+    await deliver(quiet, 'whk_000000000000000000000000', 'b2').expect(404);
 
     hookA.chain.answer({ content: '{"ok": true}' });
     hookB.chain.answer({ content: '{"ok": true}' });

@@ -1,10 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { NativeConnection, Runtime, Worker, type WorkerOptions, type WorkerTuner } from '@temporalio/worker';
+import {
+  NativeConnection,
+  Runtime,
+  Worker,
+  type SlotInfo,
+  type SlotSupplier,
+  type TunerHolder,
+  type WorkerOptions,
+} from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '@activities/index';
 import { BrowserPool } from '@lib/browser-sessions/browser-pool';
 import type { Deps } from '@lib/deps';
 import { interactiveTaskQueue } from '@lib/temporal/client';
 import { admissionSinks } from './admission-sink';
+import { InteractiveFirst } from './interactive-first';
 import { observabilityWorkerOptions } from './interceptors';
 import { bundleWorkflows } from './workflow-bundle';
 
@@ -14,28 +23,28 @@ export interface WorkerSettings {
   taskQueue: string;
   maxConcurrentActivities: number;
   maxConcurrentWorkflowTasks: number;
-  /** Background slots are handed out only while the machine's CPU use is below this share (0–1). */
-  backgroundTargetCpu: number;
+  /** Background slots of each kind while a turn runs in this process (worker/interactive-first.ts). */
+  backgroundSlotsWhileInteractive: number;
   /** The slots of the interactive queue (chat turns), apart from the background ones above. */
   interactive: { maxConcurrentActivities: number; maxConcurrentWorkflowTasks: number };
 }
 
-/**
- * Background slots come from Temporal's resource-based tuner: a new one is handed out only while the machine's CPU
- * use is below the target (and memory below 90%), up to the configured maximums, never fewer than two. What waits,
- * waits in Temporal's queue, where fairness orders it by organization. The interactive queue keeps fixed slots: a
- * busy machine slows the backlog, not the turns (README "Admission"; holding turns back the same way made them
- * wait behind each other, measured with bench/neighbours.ts).
- */
-function tuner(targetCpuUsage: number, maximum: { activities: number; workflowTasks: number }): WorkerTuner {
-  const activities = { minimumSlots: 2, maximumSlots: maximum.activities };
+/** Slots of a worker: workflow tasks and activities from `slots`, local activities fixed (they run inside a
+ * workflow task, which already holds a slot of the same worker). */
+function tuner(
+  slots: <SI extends SlotInfo>(max: number) => SlotSupplier<SI>,
+  maximum: { activities: number; workflowTasks: number },
+): TunerHolder {
   return {
-    tunerOptions: { targetCpuUsage, targetMemoryUsage: 0.9 },
-    workflowTaskSlotOptions: { minimumSlots: 2, maximumSlots: maximum.workflowTasks },
-    activityTaskSlotOptions: activities,
-    localActivityTaskSlotOptions: activities,
+    workflowTaskSlotSupplier: slots(maximum.workflowTasks),
+    activityTaskSlotSupplier: slots(maximum.activities),
+    localActivityTaskSlotSupplier: { type: 'fixed-size', numSlots: maximum.activities },
+    nexusTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
   };
 }
+
+/** How long after a turn's last task the background stays held back: turns come one after another. */
+const INTERACTIVE_HOLD_MS = 1000;
 
 /** The task queue only this worker process polls: actions of the browsers it holds are sent there. */
 export const browserTaskQueue = (taskQueue: string, workerId: string) => `${taskQueue}-browser-${workerId}`;
@@ -44,8 +53,8 @@ export const browserTaskQueue = (taskQueue: string, workerId: string) => `${task
  * Builds the worker from config. Pass a prebuilt `workflowBundle` (tests) or it bundles `workflows/`. Three
  * Temporal workers share one connection and one workflow bundle:
  * - the background one on the configured queue (runs, deliveries, ingestions, analyses: workflows and activities);
- * - the interactive one on `<queue>-interactive` (chat turns and what they call), with slots of its own, so a
- *   full background backlog never holds a turn (README "Admission");
+ * - the interactive one on `<queue>-interactive` (chat turns and what they call), with slots of its own; while
+ *   it runs a task, the background one holds few slots (worker/interactive-first.ts, README "Admission");
  * - one on this process's own browser queue (browser session actions, which must run where the browser is).
  * `worker.run()` runs them all; `worker.shutdown()` stops them all and ends every browser of the process.
  */
@@ -75,10 +84,11 @@ export async function createWorker(
     ...source,
     workflowBundle,
   };
+  const first = new InteractiveFirst(settings.backgroundSlotsWhileInteractive, INTERACTIVE_HOLD_MS);
   const background = await Worker.create({
     ...common,
     taskQueue: settings.taskQueue,
-    tuner: tuner(settings.backgroundTargetCpu, {
+    tuner: tuner((max) => first.backgroundSlots(max), {
       activities: settings.maxConcurrentActivities,
       workflowTasks: settings.maxConcurrentWorkflowTasks,
     }),
@@ -86,8 +96,10 @@ export async function createWorker(
   const interactive = await Worker.create({
     ...common,
     taskQueue: interactiveTaskQueue(settings.taskQueue),
-    maxConcurrentActivityTaskExecutions: settings.interactive.maxConcurrentActivities,
-    maxConcurrentWorkflowTaskExecutions: settings.interactive.maxConcurrentWorkflowTasks,
+    tuner: tuner((max) => first.interactiveSlots(max), {
+      activities: settings.interactive.maxConcurrentActivities,
+      workflowTasks: settings.interactive.maxConcurrentWorkflowTasks,
+    }),
   });
   const pinned = await Worker.create({
     connection,

@@ -94,7 +94,9 @@ export class Admission {
     let cached = this.overrides.get(organizationId);
     if (!cached || Date.now() - cached.at > OVERRIDES_TTL_MS) {
       const org = await this.repos.tenant(organizationId).organization.get();
-      cached = { at: Date.now(), limits: (org?.admissionLimits ?? {}) as Partial<AdmissionLimits> };
+      // An organization that does not exist (a stranger's guess) is not kept: it would push real ones out.
+      if (!org) return { ...this.settings.limits };
+      cached = { at: Date.now(), limits: (org.admissionLimits ?? {}) as Partial<AdmissionLimits> };
       this.overrides.set(organizationId, cached);
     }
     return { ...this.settings.limits, ...cached.limits };
@@ -149,6 +151,28 @@ export class Admission {
     if (verdict < 0) return NOTHING_TO_UNDO;
     this.metrics?.admissionAdmitted.inc({ organization_id: organizationId, kind });
     return { undo: () => this.release(organizationId, kind, workflowId) };
+  }
+
+  /**
+   * Refuses at once (429 `backlog_full`) when any of `kinds` is full for the organization, before the request
+   * reads anything else: what a sender hammering a full backlog costs is one Redis round trip. Admits nothing;
+   * admit() still decides. A refusal here says only that the organization's backlog is full, nothing about the
+   * resource the request names.
+   */
+  async refuseIfFull(organizationId: string, kinds: AdmissionKind[]): Promise<void> {
+    const limits = await this.limits(organizationId);
+    let counts: number[];
+    try {
+      const pipeline = this.redis.pipeline();
+      for (const k of kinds) pipeline.zcard(admissionKey(organizationId, k));
+      counts = ((await pipeline.exec()) ?? []).map(([err, n]) => (err ? 0 : Number(n)));
+    } catch {
+      return; // admit() decides, and admits when Redis is down
+    }
+    const full = kinds.find((k, i) => (counts[i] ?? 0) >= limits[k]);
+    if (full === undefined) return;
+    this.metrics?.admissionRefused.inc({ organization_id: organizationId, kind: full });
+    throw new BacklogFullError(full, limits[full], this.settings.retryAfterSeconds);
   }
 
   /** Counts an execution whose work was admitted upstream: no bound, and never a refusal. */

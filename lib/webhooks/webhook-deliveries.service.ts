@@ -48,13 +48,15 @@ export class WebhookDeliveriesService {
     private readonly repos: Repositories,
     private readonly temporal: TemporalDeps,
     private readonly limiter: WebhookRateLimiter,
-    private readonly admission: Pick<Admission, 'admit' | 'startCounted'>,
+    private readonly admission: Pick<Admission, 'admit' | 'refuseIfFull' | 'startCounted'>,
     private readonly settings: WebhookSettings,
     private readonly logger: Logger,
   ) {}
 
   async accept(incoming: IncomingDelivery): Promise<{ duplicate: boolean; deliveryId: string }> {
     const { organizationId, webhookId } = incoming;
+    // A full backlog costs its senders one Redis read, not a database read.
+    await this.admission.refuseIfFull(organizationId, ['webhook_deliveries', 'chain_runs']);
     const webhooks = this.repos.tenant(organizationId).webhooks;
     // The same answer whether the organization or the webhook is missing.
     const webhook = await webhooks.get(webhookId);
