@@ -7,7 +7,7 @@ import { recordHistory } from './helpers/histories';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
 import { connectClient, type ReceivedEvent } from './helpers/realtime';
 import { stored } from './helpers/store';
-import { eventually } from './helpers/wait';
+import { eventually, gate } from './helpers/wait';
 import { useWorkerAndOrg } from './helpers/worker';
 
 interface PlanView {
@@ -244,13 +244,12 @@ describe('task plans', () => {
 
   it('execution stops after the current task completes: the step in progress finishes, no new task starts', async () => {
     const { model, client, start, readPlan } = await turnWithPlan('Clear my inbox');
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { opened, open } = gate();
     // The second model call is under way when the cancel arrives; it tries to start step 2.
     env.llm.on(
       { model },
       async (body) => {
-        await gate;
+        await opened;
         const planId = toolResult(body).planId;
         return {
           toolCalls: [
@@ -294,7 +293,7 @@ describe('task plans', () => {
         message: 'the plan is cancelled; the agent stops after its current task',
         planId,
       });
-      release();
+      open();
       const reply = await replyEvent(client, requestId);
       const message = reply.payload.message as { content: Array<{ text: string }> };
       expect(message.content[0]!.text).to.equal('Stopped: the task plan was cancelled.');
@@ -331,19 +330,18 @@ describe('task plans', () => {
         'turn-task-plan-cancel-finishes-step',
       );
     } finally {
-      release();
+      open();
       client.close();
     }
   });
 
   it('a step still in progress when the turn that was cancelling it ends is cancelled', async () => {
     const { model, client, start, readPlan } = await turnWithPlan('Clear my inbox');
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { opened, open } = gate();
     env.llm.on(
       { model },
       async () => {
-        await gate;
+        await opened;
         return { content: 'Done for now.' };
       },
       1,
@@ -354,7 +352,7 @@ describe('task plans', () => {
       await as(env, org.owner.token)
         .post(plansPath(conversationId, `/${planId}/cancel`))
         .expect(200);
-      release();
+      open();
       const reply = await replyEvent(client, requestId);
       expect((reply.payload.message as { content: Array<{ text: string }> }).content[0]!.text).to.equal(
         'Done for now.',
@@ -363,7 +361,7 @@ describe('task plans', () => {
       const plan = await readPlan(conversationId, planId);
       expect(plan.steps.map((s) => s.status)).to.deep.equal(['cancelled', 'cancelled']);
     } finally {
-      release();
+      open();
       client.close();
     }
   });
