@@ -18,6 +18,8 @@ interface RoundTrip {
   make: (c: Ctx) => string | Promise<string>;
   /** The field the GET nests the resource under, if any. */
   unwrap?: string;
+  /** A resource read as an item of its collection (the GET of the path without its last segment): which one. */
+  listed?: [field: string, value: string];
   change?: [field: string, value: unknown];
   /** Read-only fields the write itself moves, by dotted path (besides `updatedAt`, which every write moves). */
   moving?: string[];
@@ -174,9 +176,27 @@ const ROUND_TRIPS: Record<string, RoundTrip | Unread> = {
   updateTableRow: { unread: 'a row is read in the table data list, not at its own path' },
   renameTableColumn: { unread: 'a rename request ({ newName }), not a representation of the column' },
   setAgentVisibility: { unread: 'the agent GET carries visibility; this sub-resource has no GET' },
-  updateAgentTool: { unread: 'attached tools are read in the agent tools list, not at their own path' },
+  updateAgentTool: {
+    make: async (c) => {
+      const { agentId } = await createTestAgent(c.env, c.org.organizationId);
+      await c.post(`/agents/${agentId}/tools`, { toolCode: 'http_request', configuration: HTTP_TOOL });
+      return `/agents/${agentId}/tools/http_request`;
+    },
+    listed: ['toolCode', 'http_request'],
+    change: ['configuration', { ...HTTP_TOOL, allowedHosts: ['other.example.com'] }],
+  },
   updateAgentAttachment: {
-    unread: 'attached agents are read in the attachments list, not at their own path',
+    make: async (c) => {
+      const { agentId } = await createTestAgent(c.env, c.org.organizationId);
+      const target = await createTestAgent(c.env, c.org.organizationId, { name: 'Maths' });
+      await c.post(`/agents/${agentId}/agent-attachments`, {
+        targetAgentId: target.agentId,
+        instructions: 'x',
+      });
+      return `/agents/${agentId}/agent-attachments/${target.agentId}`;
+    },
+    listed: ['targetAgentName', 'Maths'],
+    change: ['instructions', 'Ask it about maths.'],
   },
   reindexKnowledgeBaseFile: { unread: 'an action without a body' },
   pinArtifact: { unread: 'an action without a body' },
@@ -207,9 +227,11 @@ describe('PUT accepts back the full object a GET returned (read-only fields are 
       const path = ctx.org.path(await row.make(ctx));
       const client = as(ctx.env, ctx.org.owner.token);
       const read = async () => {
-        const res = await client.get(path);
+        const res = await client.get(row.listed ? path.slice(0, path.lastIndexOf('/')) : path);
         expect(res.status, JSON.stringify(res.body)).to.equal(200);
-        return (row.unwrap ? res.body[row.unwrap] : res.body) as Json;
+        if (!row.listed) return (row.unwrap ? res.body[row.unwrap] : res.body) as Json;
+        const [field, value] = row.listed;
+        return (res.body as Json[]).find((item) => item[field] === value)!;
       };
       const before = await read();
       const sent = forgeReadOnly(schema, before) as Json;
