@@ -5,6 +5,7 @@ import { createBrowserActivities } from './browser-sessions';
 import { createCallbackActivities } from './callbacks';
 import { createEmailActivities } from './email-agents';
 import { createTurnActivities } from './conversations';
+import { createTaskPlanActivities } from './task-plans';
 import { createToolActivities } from './tools';
 import { createUserActivities } from './users';
 import { createChainActivities } from './chains/runs';
@@ -48,6 +49,7 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
       logger: logger('conversations'),
     }),
     ...createCallbackActivities({ outbound: deps.outbound }),
+    ...createTaskPlanActivities({ taskPlans: deps.services.taskPlans }),
     ...createToolActivities({
       repos: deps.repos,
       tables: deps.services.tables,

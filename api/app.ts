@@ -33,6 +33,8 @@ import { metricsHandlers } from './routes/metrics';
 import { webhookBodyParser, webhooksHandlers } from './routes/webhooks';
 import { narrowValidatorRouteLookup } from './route-lookup';
 import { skipNoopParameterMutation } from './parameter-mutation';
+import { ignoreReadOnlyInRequests } from './read-only';
+import { requireWrittenNumbers } from './strict-numbers';
 import { cacheValidatorRouteMatchers } from './route-matchers';
 import { appSessionAuthHandler, bearerAuthHandler, metricsTokenAuthHandler } from './security';
 
@@ -88,6 +90,8 @@ export function createApp(deps: Deps): Express {
   app.use(docsRouter());
   cacheValidatorRouteMatchers();
   skipNoopParameterMutation();
+  requireWrittenNumbers();
+  ignoreReadOnlyInRequests();
   const validator = OpenApiValidator.middleware({
     apiSpec: openApiSpecPath(),
     validateRequests: { allowUnknownQueryParameters: false },

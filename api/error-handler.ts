@@ -17,6 +17,7 @@ interface ValidatorError {
   message?: string;
   errors?: Array<{ path?: string; message?: string }>;
   type?: string;
+  headers?: { Allow?: string };
 }
 
 /** The one error middleware: typed errors become 4xx `{ error: { code, message, details? } }`; an unreachable
@@ -51,6 +52,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (status >= 400 && status < 500 && CODES[status]) {
       const details = e.errors?.map((x) => ({ path: x.path, message: x.message }));
       const message = status === 404 ? 'no such route' : (e.message ?? 'bad request');
+      // RFC 9110: a 405 names the methods the path has (the validator lists those openapi.yaml declares).
+      if (status === 405 && e.headers?.Allow) res.set('Allow', e.headers.Allow.toUpperCase());
       res
         .status(status)
         .json({ error: { code: CODES[status], message, ...(details?.length ? { details } : {}) } });

@@ -165,6 +165,8 @@ describe('request arrays and maps are bounded (openapi.yaml maxItems / maxProper
     const url = field.path
       .replace('{organizationId}', org.organizationId)
       .replace('{artifactId}', field.appSession ? app.artifactId : 'art_none')
+      // A table row id is an integer: anything else would be refused before the body is looked at.
+      .replace('{id}', '1')
       .replace(/\{[^}]+\}/g, 'x1');
     const token = field.appSession ? app.token : org.owner.token;
     return request(env.app)

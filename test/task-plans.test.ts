@@ -7,7 +7,7 @@ import { recordHistory } from './helpers/histories';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
 import { connectClient, type ReceivedEvent } from './helpers/realtime';
 import { stored } from './helpers/store';
-import { eventually } from './helpers/wait';
+import { eventually, gate } from './helpers/wait';
 import { useWorkerAndOrg } from './helpers/worker';
 
 interface PlanView {
@@ -203,12 +203,11 @@ describe('task plans', () => {
     expect(list.map((p) => [p.type, p.steps.length])).to.deep.equal([['browser', 1]]);
   });
 
-  it('stops the turn after its current task when the plan is cancelled', async () => {
-    const { agentId, model } = await planningAgent();
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+  /** Starts a turn of a planning agent whose first model call makes a plan: 1 in progress, 2 pending. */
+  async function turnWithPlan(message: string) {
+    const agent = await planningAgent();
     env.llm.on(
-      { model },
+      { model: agent.model },
       {
         toolCalls: [
           {
@@ -225,32 +224,65 @@ describe('task plans', () => {
       },
       1,
     );
-    // The second model call is the task under way when the cancel arrives: it finishes (its tool call runs).
+    const client = await connectClient(env, org.organizationId, org.owner.token);
+    const start = async () => {
+      const res = await as(env, org.owner.token)
+        .post(org.path('/conversations'), { agentId: agent.agentId, message })
+        .expect(201);
+      const { conversationId, requestId } = res.body as { conversationId: string; requestId: string };
+      const created = await client.waitFor((e) => e.event === 'task-plan' && e.payload.type === 'created');
+      return { conversationId, requestId, planId: (created.payload.plan as PlanView).planId };
+    };
+    const readPlan = async (conversationId: string, planId: string) =>
+      (
+        await as(env, org.owner.token)
+          .get(plansPath(conversationId, `/${planId}`))
+          .expect(200)
+      ).body as PlanView;
+    return { ...agent, client, start, readPlan };
+  }
+
+  it('execution stops after the current task completes: the step in progress finishes, no new task starts', async () => {
+    const { model, client, start, readPlan } = await turnWithPlan('Clear my inbox');
+    const { opened, open } = gate();
+    // The second model call is under way when the cancel arrives; it tries to start step 2.
     env.llm.on(
       { model },
       async (body) => {
-        await gate;
+        await opened;
+        const planId = toolResult(body).planId;
         return {
           toolCalls: [
             {
               id: 'call_c2',
               name: 'task_plan',
-              arguments: { planId: toolResult(body).planId, steps: [{ stepId: '1', status: 'completed' }] },
+              arguments: { planId, steps: [{ stepId: '2', status: 'in_progress' }] },
             },
           ],
         };
       },
       1,
     );
+    // Step 1 is still in progress, so the model is asked again: it finishes step 1 with its result.
+    env.llm.on(
+      { model },
+      (body) => ({
+        toolCalls: [
+          {
+            id: 'call_c3',
+            name: 'task_plan',
+            arguments: {
+              planId: toolResult(body).planId,
+              steps: [{ stepId: '1', status: 'completed', description: 'Read the inbox: 3 messages' }],
+            },
+          },
+        ],
+      }),
+      1,
+    );
     env.llm.on({ model }, { content: 'I should never be asked again.' });
-    const client = await connectClient(env, org.organizationId, org.owner.token);
     try {
-      const res = await as(env, org.owner.token)
-        .post(org.path('/conversations'), { agentId, message: 'Clear my inbox' })
-        .expect(201);
-      const { conversationId, requestId } = res.body as { conversationId: string; requestId: string };
-      const created = await client.waitFor((e) => e.event === 'task-plan' && e.payload.type === 'created');
-      const planId = (created.payload.plan as PlanView).planId;
+      const { conversationId, requestId, planId } = await start();
       await eventually(() => env.llm.chatRequests.filter((r) => r.model === model).length === 2);
 
       const cancel = await as(env, org.owner.token)
@@ -261,27 +293,30 @@ describe('task plans', () => {
         message: 'the plan is cancelled; the agent stops after its current task',
         planId,
       });
-      release();
+      open();
       const reply = await replyEvent(client, requestId);
       const message = reply.payload.message as { content: Array<{ text: string }> };
       expect(message.content[0]!.text).to.equal('Stopped: the task plan was cancelled.');
-      expect(env.llm.chatRequests.filter((r) => r.model === model)).to.have.length(2);
+      expect(env.llm.chatRequests.filter((r) => r.model === model)).to.have.length(3);
       const refused = client
         .turn(requestId)
         .find(
           (e) =>
             e.event === 'tool-update' && e.payload.toolCallId === 'call_c2' && e.payload.status === 'failed',
         );
-      expect(refused?.payload.error).to.match(/the plan is cancelled and can no longer change/);
-      expect(planEvents(client.events).map((e) => e.payload.type)).to.deep.equal(['created', 'cancelled']);
+      expect(refused?.payload.error).to.match(/the plan is cancelled: only the step in progress may finish/);
+      expect(planEvents(client.events).map((e) => e.payload.type)).to.deep.equal([
+        'created',
+        'cancelled',
+        'updated',
+      ]);
 
-      const plan = (
-        await as(env, org.owner.token)
-          .get(plansPath(conversationId, `/${planId}`))
-          .expect(200)
-      ).body as PlanView;
+      const plan = await readPlan(conversationId, planId);
       expect(plan.status).to.equal('cancelled');
-      expect(plan.steps.map((s) => s.status)).to.deep.equal(['cancelled', 'cancelled']);
+      expect(plan.steps).to.deep.equal([
+        { stepId: '1', description: 'Read the inbox: 3 messages', status: 'completed' },
+        { stepId: '2', description: 'Answer everyone', status: 'cancelled' },
+      ]);
       expect((await as(env, org.owner.token).get(plansPath(conversationId)).expect(200)).body).to.deep.equal(
         [],
       );
@@ -292,10 +327,41 @@ describe('task plans', () => {
       await recordHistory(
         env,
         workflowIds.turn(org.organizationId, conversationId, requestId),
-        'turn-task-plan-cancel',
+        'turn-task-plan-cancel-finishes-step',
       );
     } finally {
-      release();
+      open();
+      client.close();
+    }
+  });
+
+  it('a step still in progress when the turn that was cancelling it ends is cancelled', async () => {
+    const { model, client, start, readPlan } = await turnWithPlan('Clear my inbox');
+    const { opened, open } = gate();
+    env.llm.on(
+      { model },
+      async () => {
+        await opened;
+        return { content: 'Done for now.' };
+      },
+      1,
+    );
+    try {
+      const { conversationId, requestId, planId } = await start();
+      await eventually(() => env.llm.chatRequests.filter((r) => r.model === model).length === 2);
+      await as(env, org.owner.token)
+        .post(plansPath(conversationId, `/${planId}/cancel`))
+        .expect(200);
+      open();
+      const reply = await replyEvent(client, requestId);
+      expect((reply.payload.message as { content: Array<{ text: string }> }).content[0]!.text).to.equal(
+        'Done for now.',
+      );
+      // The turn ends what it left in progress before it saves its reply.
+      const plan = await readPlan(conversationId, planId);
+      expect(plan.steps.map((s) => s.status)).to.deep.equal(['cancelled', 'cancelled']);
+    } finally {
+      open();
       client.close();
     }
   });
@@ -350,6 +416,34 @@ describe('task plans', () => {
     ).body as PlanView;
     expect(after).to.deep.include({ status: 'active', requestId: 'r-owner' });
     expect(after.steps).to.deep.equal([{ stepId: 'a', description: 'Pay the invoices', status: 'pending' }]);
+  });
+
+  it('a cancel with no turn working on the plan cancels its step in progress too: nothing will finish it', async () => {
+    const { agentId } = await createTestAgent(env, org.organizationId);
+    const conv = await as(env, org.owner.token).post(org.path('/conversations'), { agentId }).expect(201);
+    const conversationId = conv.body.conversationId as string;
+    const plan = await env.deps.services.taskPlans.writeFromTool(
+      { organizationId: org.organizationId, agentId, conversationId, requestId: 'r-gone' },
+      {
+        steps: [
+          { stepId: 'a', description: 'A', status: 'completed' },
+          { stepId: 'b', description: 'B', status: 'in_progress' },
+          { stepId: 'c', description: 'C', status: 'pending' },
+        ],
+      },
+    );
+    const res = await as(env, org.owner.token)
+      .post(plansPath(conversationId, `/${plan.planId}/cancel`))
+      .expect(200);
+    expect(res.body.message).to.equal('the plan is cancelled; no turn was working on it');
+    const after = await as(env, org.owner.token)
+      .get(plansPath(conversationId, `/${plan.planId}`))
+      .expect(200);
+    expect((after.body as PlanView).steps.map((s) => s.status)).to.deep.equal([
+      'completed',
+      'cancelled',
+      'cancelled',
+    ]);
   });
 
   it('POST cancel returns { success, message, planId }: a completed or failed plan answers success false and stays', async () => {

@@ -39,7 +39,7 @@ export interface AgentLoopOptions {
   target?: EventTarget;
   waitForFrontend?: (call: ChatToolCall) => Promise<string>;
   /** Asked before every model call: true ends the loop there, after the task under way (a cancelled plan). */
-  shouldStop?: () => boolean;
+  shouldStop?: () => Promise<boolean>;
 }
 
 export function failureReason(err: unknown): string {
@@ -95,7 +95,7 @@ export async function runAgentLoop(setup: AgentLoopSetup, opts: AgentLoopOptions
   };
 
   for (let round = 0; ; round++) {
-    if (opts.shouldStop?.()) return STOPPED_REPLY;
+    if (await opts.shouldStop?.()) return STOPPED_REPLY;
     const out = await model.callModel({
       ...setup,
       tools: round < MAX_TOOL_ROUNDS ? setup.tools : [],

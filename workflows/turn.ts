@@ -2,6 +2,7 @@ import { condition, patched, setHandler, workflowInfo } from '@temporalio/workfl
 import {
   cancelTaskPlanSignal,
   frontendToolResultSignal,
+  type CancelledPlans,
   type ChatToolCall,
   type EventTarget,
   type TurnInput,
@@ -21,6 +22,8 @@ const PATCHES = {
   taskPlanCancel: 'turn-task-plan-cancel',
   /** A setup handed over in the input replaces loadTurn while it is fresh. */
   setupFromInput: 'turn-setup-from-input',
+  /** After a cancel the step in progress finishes first; what the turn leaves in progress is then cancelled. */
+  taskPlanCancelFinishesStep: 'turn-task-plan-cancel-finishes-step',
 };
 
 /**
@@ -46,13 +49,18 @@ export async function agentTurnWorkflow(input: TurnInput): Promise<TurnResult> {
   setHandler(frontendToolResultSignal, ({ toolCallId, result }) => {
     frontendResults.set(toolCallId, result);
   });
-  // A cancel of a plan this turn works on: the loop stops before its next model call. Behind a patch, since a
-  // turn that got this signal under older code went on.
-  let cancelRequested = false;
-  setHandler(cancelTaskPlanSignal, () => {
-    cancelRequested = true;
+  // A cancel of a plan this turn works on: the loop stops before its next model call once no step of a
+  // cancelled plan is in progress any more (the spec's "after the current task completes"). Behind patches: a
+  // turn that got this signal under older code went on, and later code stopped at the next model call.
+  const cancelled: CancelledPlans = { organizationId: input.organizationId, planIds: [] };
+  setHandler(cancelTaskPlanSignal, ({ planId }) => {
+    if (!cancelled.planIds.includes(planId)) cancelled.planIds.push(planId);
   });
-  const shouldStop = () => cancelRequested && patched(PATCHES.taskPlanCancel);
+  const shouldStop = async () => {
+    if (!cancelled.planIds.length || !patched(PATCHES.taskPlanCancel)) return false;
+    if (!patched(PATCHES.taskPlanCancelFinishesStep)) return true;
+    return !(await db.cancelledPlanStepUnderWay(cancelled));
+  };
   const waitForFrontend = async (call: ChatToolCall): Promise<string> => {
     const arrived = await condition(() => frontendResults.has(call.id), FRONTEND_TOOL_TIMEOUT);
     const result = arrived
@@ -94,6 +102,8 @@ export async function agentTurnWorkflow(input: TurnInput): Promise<TurnResult> {
     }
   }
 
+  if (cancelled.planIds.length && patched(PATCHES.taskPlanCancelFinishesStep))
+    await db.endCancelledPlanSteps(cancelled);
   const message = await db.saveReply({ target, requestId: input.requestId, text, status });
   if (input.callbackUrl) {
     try {

@@ -11,9 +11,9 @@ import { toEtlRuleView } from './views';
 
 export interface EtlRuleBody {
   etlType: 'agent' | 'workflow' | 'action-chain';
-  agentId?: string;
-  prompt?: string;
-  workflowId?: string;
+  agentId?: string | null;
+  prompt?: string | null;
+  workflowId?: string | null;
   conditions: EtlCondition[];
 }
 

@@ -22,14 +22,14 @@ const DIRECT_FIELDS = [
 /** The PUT body (shapes checked by openapi.yaml). */
 export type OrganizationPatch = Partial<{
   name: string;
-  abn: string;
-  tradingName: string;
-  email: string;
-  phone: string;
-  licence: string;
+  abn: string | null;
+  tradingName: string | null;
+  email: string | null;
+  phone: string | null;
+  licence: string | null;
   isRealEstate: boolean;
-  legalAddress: Record<string, unknown>;
-  tradingAddress: Record<string, unknown>;
+  legalAddress: Record<string, unknown> | null;
+  tradingAddress: Record<string, unknown> | null;
   billingVisibility: 'all' | 'owners';
 }>;
 
@@ -114,8 +114,9 @@ export class OrganizationService {
 
     let pending = org.pendingChanges;
     for (const field of APPROVAL_FIELDS) {
-      const value = patch[field];
-      if (value === undefined || value === org[field]) continue;
+      // A cleared abn is an empty one: a change to it waits for approval like any other.
+      const value = patch[field] === null ? '' : patch[field];
+      if (value === undefined || value === (org[field] ?? '')) continue;
       if (!org[field]) {
         set[field] = value; // not established yet: nothing to protect
         continue;

@@ -12,9 +12,9 @@ import { toScheduleHandlerView } from './views';
 export interface ScheduleHandlerBody {
   handlerType: ScheduleHandlerType;
   instructions: string;
-  agentId?: string;
-  actionChainId?: string;
-  workflowId?: string;
+  agentId?: string | null;
+  actionChainId?: string | null;
+  workflowId?: string | null;
   inputMapping?: Record<string, string> | null;
 }
 

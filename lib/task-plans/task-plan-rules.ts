@@ -7,10 +7,13 @@
  *   active  → completed  every step is completed or skipped after a change by the agent
  *   active  → failed     the agent gives the plan up (`status: "failed"`)
  *   active  → cancelled  POST …/cancel: the turn working on it stops after its current task
- * completed, failed and cancelled are final: the tool refuses to change them (the agent makes a new plan).
+ * completed, failed and cancelled are final: the tool refuses to change them (the agent makes a new plan), except
+ * that the step in progress when a cancel arrives may still finish.
  *
- * Step status: the agent sets pending, in_progress, completed, skipped or failed, in any order; a cancel turns
- * the steps still pending or in progress into cancelled.
+ * Step status: the agent sets pending, in_progress, completed, skipped or failed, in any order. A cancel turns
+ * the pending steps into cancelled at once; a step in progress finishes (the spec's "execution stops after the
+ * current task completes"): the agent may set it completed, skipped or failed, and nothing else. What is still
+ * in progress when the turn ends, or when no turn works on the plan, is cancelled then.
  */
 
 export const PLAN_TYPES = ['general', 'browser'] as const;
@@ -132,9 +135,27 @@ export function statusAfterWrite(steps: PlanStep[], requested?: 'failed'): PlanS
   return done ? 'completed' : 'active';
 }
 
-/** The steps of a cancelled plan: what was still to do (or under way) is cancelled. */
+/** The steps of a plan just cancelled: what was still to do is cancelled; a step in progress may finish. */
 export function cancelSteps(steps: PlanStep[]): PlanStep[] {
-  return steps.map((s) =>
-    s.status === 'pending' || s.status === 'in_progress' ? { ...s, status: 'cancelled' } : { ...s },
-  );
+  return steps.map((s) => (s.status === 'pending' ? { ...s, status: 'cancelled' } : { ...s }));
+}
+
+/** The steps of a cancelled plan nobody will finish: those still in progress are cancelled too. */
+export function endStepsUnderWay(steps: PlanStep[]): PlanStep[] {
+  return steps.map((s) => (s.status === 'in_progress' ? { ...s, status: 'cancelled' } : { ...s }));
+}
+
+const FINISHED: ReadonlySet<StepStatus> = new Set(['completed', 'skipped', 'failed']);
+
+/** Steps of a cancelled plan after the agent wrote it: only a step in progress may change, and only to finish. */
+export function finishSteps(current: PlanStep[], changes: StepChange[]): PlanStep[] {
+  for (const change of changes) {
+    const step = current.find((s) => s.stepId === change.stepId);
+    if (step?.status !== 'in_progress' || !FINISHED.has(change.status))
+      throw new PlanInputError(
+        'the plan is cancelled: only the step in progress may finish (completed, skipped or failed); ' +
+          `no new task starts (step ${change.stepId})`,
+      );
+  }
+  return mergeSteps(current, changes);
 }

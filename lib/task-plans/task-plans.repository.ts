@@ -46,14 +46,14 @@ export class TaskPlansRepository extends TenantRepository {
   }
 
   /**
-   * Writes a change computed from `read` only while the plan is still active and unchanged since that read
-   * (its revision): a cancel arriving meanwhile wins, and two writers never lose each other's steps. Null when
-   * the plan moved on; the caller reads it again.
+   * Writes a change computed from `read` only while the plan is unchanged since that read (its status and
+   * revision): a cancel arriving meanwhile wins, and two writers never lose each other's steps. Null when the
+   * plan moved on; the caller reads it again.
    */
   replaceIfUnchanged(read: TaskPlanDoc, set: { steps: PlanStep[]; status: PlanStatus; requestId?: string }) {
     return this.model
       .findOneAndUpdate(
-        { _id: read._id, organizationId: this.organizationId, status: 'active', revision: read.revision },
+        { _id: read._id, organizationId: this.organizationId, status: read.status, revision: read.revision },
         { $set: set, $inc: { revision: 1 } },
         { new: true },
       )

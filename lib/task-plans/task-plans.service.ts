@@ -9,6 +9,8 @@ import type { Repositories } from '@lib/repositories';
 import type { TemporalDeps } from '@lib/temporal/client';
 import {
   cancelSteps,
+  endStepsUnderWay,
+  finishSteps,
   mergeSteps,
   newSteps,
   parsePlanArgs,
@@ -28,6 +30,13 @@ export interface PlanningTurn {
 
 /** How often a write is computed again when the plan changed between read and write. */
 const WRITE_ATTEMPTS = 5;
+
+/** Plan events go to the conversation's creator. */
+const planTarget = (organizationId: string, conversationId: string, creatorUserId: string): EventTarget => ({
+  organizationId,
+  conversationId,
+  userId: creatorUserId,
+});
 
 export class TaskPlansService {
   constructor(
@@ -60,9 +69,10 @@ export class TaskPlansService {
   }
 
   /**
-   * Cancels an active plan at once and signals the turn that last worked on it, which stops after its current
-   * task (the model call or tool round under way). Cancelling a cancelled plan again succeeds; a completed or
-   * failed plan answers success false (the spec's `{ success, message, planId }` for every plan).
+   * Cancels an active plan at once (its pending steps with it) and signals the turn that last worked on it, which
+   * lets the step in progress finish and starts no other (task-plan-rules.ts). With no turn running, nothing will
+   * finish that step: it is cancelled too. Cancelling a cancelled plan again succeeds; a completed or failed plan
+   * answers success false (the spec's `{ success, message, planId }` for every plan).
    */
   async cancel(ctx: RequestContext, conversationId: string, planId: string) {
     const conversation = await this.conversations.load(ctx, conversationId);
@@ -82,13 +92,10 @@ export class TaskPlansService {
         steps: cancelSteps(plan.steps),
       });
       if (!cancelled) continue;
-      const target = {
-        organizationId: ctx.organizationId,
-        conversationId,
-        userId: conversation.creatorUserId,
-      };
+      const target = planTarget(ctx.organizationId, conversationId, conversation.creatorUserId);
       this.emit(target, 'cancelled', toTaskPlanView(cancelled));
       const stopping = await this.signalTurn(ctx.organizationId, conversationId, cancelled);
+      if (!stopping) await this.endStepsUnderWay(ctx.organizationId, [planId]);
       return {
         success: true,
         message: stopping
@@ -115,6 +122,34 @@ export class TaskPlansService {
     }
   }
 
+  /** Whether any of these plans is cancelled with a step still in progress (the turn lets it finish). */
+  async stepUnderWay(organizationId: string, planIds: string[]): Promise<boolean> {
+    const repo = this.repos.tenant(organizationId).taskPlans;
+    const plans = await Promise.all(planIds.map((planId) => repo.get(planId)));
+    return plans.some((p) => p?.status === 'cancelled' && p.steps.some((s) => s.status === 'in_progress'));
+  }
+
+  /** Cancels the steps still in progress of these cancelled plans: the turn that could finish them has ended. */
+  async endStepsUnderWay(organizationId: string, planIds: string[]): Promise<void> {
+    const tenant = this.repos.tenant(organizationId);
+    for (const planId of planIds) {
+      for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+        const plan = await tenant.taskPlans.get(planId);
+        if (plan?.status !== 'cancelled' || !plan.steps.some((s) => s.status === 'in_progress')) break;
+        const ended = await tenant.taskPlans.replaceIfUnchanged(plan, {
+          steps: endStepsUnderWay(plan.steps),
+          status: 'cancelled',
+        });
+        if (!ended) continue;
+        const conversation = await tenant.conversations.get(plan.conversationId);
+        const target =
+          conversation && planTarget(organizationId, plan.conversationId, conversation.creatorUserId);
+        if (target) this.emit(target, 'updated', toTaskPlanView(ended));
+        break;
+      }
+    }
+  }
+
   /**
    * The planning tool: creates a plan (no planId) or changes one of this conversation. Bad arguments, an
    * unknown plan and a plan that is no longer active are PlanInputErrors, told to the model.
@@ -124,11 +159,7 @@ export class TaskPlansService {
     const tenant = this.repos.tenant(turn.organizationId);
     const conversation = await tenant.conversations.get(turn.conversationId);
     if (!conversation) throw new PlanInputError('the conversation no longer exists');
-    const target = {
-      organizationId: turn.organizationId,
-      conversationId: turn.conversationId,
-      userId: conversation.creatorUserId,
-    };
+    const target = planTarget(turn.organizationId, turn.conversationId, conversation.creatorUserId);
     if (!input.planId) {
       const steps = newSteps(input.steps);
       const created = await tenant.taskPlans.create(
@@ -150,16 +181,18 @@ export class TaskPlansService {
       const plan = await tenant.taskPlans.get(input.planId);
       if (!plan || plan.conversationId !== turn.conversationId)
         throw new PlanInputError(`there is no plan ${input.planId} in this conversation`);
-      if (plan.status !== 'active')
+      // A cancelled plan's step in progress may still finish; nothing else of a plan that ended changes.
+      const finishing = plan.status === 'cancelled' && !input.status;
+      if (plan.status !== 'active' && !finishing)
         throw new PlanInputError(
           `the plan is ${plan.status} and can no longer change; make a new plan if there is more to do`,
         );
       if (input.type && input.type !== plan.type)
         throw new PlanInputError(`the plan's type is ${plan.type}; it cannot change`);
-      const steps = mergeSteps(plan.steps, input.steps);
+      const steps = finishing ? finishSteps(plan.steps, input.steps) : mergeSteps(plan.steps, input.steps);
       const updated = await tenant.taskPlans.replaceIfUnchanged(plan, {
         steps,
-        status: statusAfterWrite(steps, input.status),
+        status: finishing ? 'cancelled' : statusAfterWrite(steps, input.status),
         requestId: turn.requestId,
       });
       if (!updated) continue;

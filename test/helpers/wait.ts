@@ -19,3 +19,10 @@ export async function eventually<T>(
     `condition not met in ${timeoutMs} ms${lastError instanceof Error ? `: ${lastError.message}` : ''}`,
   );
 }
+
+/** A gate a test opens when it chooses: a scripted answer awaits `opened` until the test calls `open()`. */
+export function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}

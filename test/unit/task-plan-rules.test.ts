@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import {
   cancelSteps,
+  endStepsUnderWay,
+  finishSteps,
   mergeSteps,
   newSteps,
   parsePlanArgs,
@@ -85,6 +87,26 @@ describe('task plan rules', () => {
         { stepId: '2', description: 'two', status: 'in_progress' },
         { stepId: '3', description: 'three', status: 'pending' },
       ]).map((s) => s.status),
-    ).to.deep.equal(['completed', 'cancelled', 'cancelled']);
+    ).to.deep.equal(['completed', 'in_progress', 'cancelled']);
+  });
+
+  it('lets only the step in progress of a cancelled plan finish, and ends it when nobody will', () => {
+    const steps: PlanStep[] = [
+      { stepId: '1', description: 'one', status: 'in_progress' },
+      { stepId: '2', description: 'two', status: 'cancelled' },
+    ];
+    expect(
+      finishSteps(steps, [{ stepId: '1', description: 'one: done', status: 'completed' }]),
+    ).to.deep.equal([
+      { stepId: '1', description: 'one: done', status: 'completed' },
+      { stepId: '2', description: 'two', status: 'cancelled' },
+    ]);
+    for (const change of [
+      { stepId: '2', status: 'in_progress' },
+      { stepId: '1', status: 'pending' },
+      { stepId: '3', description: 'three', status: 'completed' },
+    ] as const)
+      expect(refusal(() => finishSteps(steps, [change]))).to.match(/no new task starts/);
+    expect(endStepsUnderWay(steps).map((s) => s.status)).to.deep.equal(['cancelled', 'cancelled']);
   });
 });

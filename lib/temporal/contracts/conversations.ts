@@ -82,6 +82,12 @@ export const cancelTaskPlanSignal = {
   name: 'cancelTaskPlan',
 } as SignalDefinition<[CancelTaskPlan], 'cancelTaskPlan'>;
 
+/** The plans a turn was told are cancelled. */
+export interface CancelledPlans {
+  organizationId: string;
+  planIds: string[];
+}
+
 /** The model settings and context a loop of model calls and tool calls starts from. */
 export interface AgentLoopSetup {
   model: string;
