@@ -1,57 +1,22 @@
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
-import {
-  connectRealtime,
-  createClient,
-  type AgentWorkspaceClient,
-  type ConversationEvent,
-  type ToolUpdateEvent,
-} from '../clients/typescript/src';
-import { appHtml } from './helpers/artifacts';
-import { systemText } from './helpers/chains';
-import type { TestEnv } from './helpers/env';
-import type { TestOrg } from './helpers/org';
+import type { ConversationEvent, ToolUpdateEvent } from '@client';
+import { connectOwner, createScriptedAgent, ok, useClientAndOrg } from './helpers/client';
 import { eventually } from './helpers/wait';
-import { useWorkerAndOrg } from './helpers/worker';
-
-/** The data of a call that succeeded; a call that failed fails the test with the server's error. */
-function ok<T>(result: { data?: T; error?: unknown; response: Response }): T {
-  expect(result.error, `${result.response.status} ${JSON.stringify(result.error)}`).to.equal(undefined);
-  return result.data as T;
-}
 
 // One flow per feature area, each only through the client generated from openapi.yaml (clients/typescript), as a
 // user of the contract would write it: a request or response the contract describes wrongly fails here.
-describe('the generated TypeScript client against the running service', function () {
+// Conversations and data here; automation (chains, webhooks, schedules, apps) in client-automation.test.ts.
+describe('the generated TypeScript client: conversations, tables, knowledge bases', function () {
   this.timeout(180_000);
-  const suite = useWorkerAndOrg('Client Org');
-  let env: TestEnv;
-  let org: TestOrg;
-  let baseUrl: string;
-  let client: AgentWorkspaceClient;
-  /** the organization as the `organizationId` path parameter */
-  let inOrg: { organizationId: string };
-  beforeEach(async () => {
-    ({ env, org } = suite);
-    baseUrl = (await env.listen()).url;
-    client = createClient({ baseUrl, token: org.owner.token });
-    inOrg = { organizationId: org.organizationId };
-  });
+  const suite = useClientAndOrg('Client Org');
 
   it('POST {org}/conversations with a message causes the reply to arrive on the WebSocket, correlated by requestId', async () => {
-    const model = `client-model-${randomBytes(4).toString('hex')}`;
-    const agent = ok(
-      await client.POST('/orgs/{organizationId}/agents', {
-        params: { path: inOrg },
-        body: { name: 'Greeter', description: 'Says hello', instructions: 'Greet.', model },
-      }),
-    );
-    env.llm.on({ model }, { content: 'Hello, Olive!', chunks: ['Hello', ', ', 'Olive!'] });
-    const socket = await connectRealtime({
-      baseUrl,
-      token: org.owner.token,
-      organizationId: org.organizationId,
+    const { client, inOrg } = suite;
+    const agent = await createScriptedAgent(suite, {
+      content: 'Hello, Olive!',
+      chunks: ['Hello', ', ', 'Olive!'],
     });
+    const socket = await connectOwner(suite);
     try {
       const events: ConversationEvent[] = [];
       socket.on('conversation', (e) => events.push(e));
@@ -84,12 +49,12 @@ describe('the generated TypeScript client against the running service', function
   });
 
   it('tool-update (tool execution status): a server tool the agent calls is shown running, then completed', async () => {
-    const model = `client-model-${randomBytes(4).toString('hex')}`;
-    const agent = ok(
-      await client.POST('/orgs/{organizationId}/agents', {
-        params: { path: inOrg },
-        body: { name: 'Clock', description: 'Tells the time', instructions: 'Use tools.', model },
-      }),
+    const { client, inOrg } = suite;
+    let calls = 0;
+    const agent = await createScriptedAgent(suite, () =>
+      calls++ === 0
+        ? { toolCalls: [{ id: 'call_1', name: 'current_time', arguments: '{}' }] }
+        : { content: 'It is now.' },
     );
     ok(
       await client.POST('/orgs/{organizationId}/agents/{agentId}/tools', {
@@ -97,17 +62,7 @@ describe('the generated TypeScript client against the running service', function
         body: { toolCode: 'current_time' },
       }),
     );
-    let calls = 0;
-    env.llm.on({ model }, () =>
-      calls++ === 0
-        ? { toolCalls: [{ id: 'call_1', name: 'current_time', arguments: '{}' }] }
-        : { content: 'It is now.' },
-    );
-    const socket = await connectRealtime({
-      baseUrl,
-      token: org.owner.token,
-      organizationId: org.organizationId,
-    });
+    const socket = await connectOwner(suite);
     try {
       const updates: ToolUpdateEvent[] = [];
       socket.on('tool-update', (e) => updates.push(e));
@@ -133,6 +88,7 @@ describe('the generated TypeScript client against the running service', function
   });
 
   it('Custom tables: user-defined structured tables with typed fields, filtered and sorted row listing, row CRUD and batch insert', async () => {
+    const { client, inOrg } = suite;
     const table = { ...inOrg, tableName: 'orders' };
     ok(
       await client.POST('/orgs/{organizationId}/tables', {
@@ -177,6 +133,7 @@ describe('the generated TypeScript client against the running service', function
   });
 
   it('Knowledge bases: stores of uploaded files that are parsed and embedded automatically, with semantic search', async () => {
+    const { client, inOrg } = suite;
     const kb = ok(
       await client.POST('/orgs/{organizationId}/knowledgebases', {
         params: { path: inOrg },
@@ -214,194 +171,5 @@ describe('the generated TypeScript client against the running service', function
       }),
     );
     expect(hits.items[0]).to.include({ fileId: file.fileId, fileName: 'lease.txt', text });
-  });
-
-  /** A one-step chain whose step answers `{ reply }` for `{ message }`; the scripted model echoes the message. */
-  async function echoChain() {
-    const marker = `client-chain-${randomBytes(4).toString('hex')}`;
-    const chain = ok(
-      await client.POST('/orgs/{organizationId}/chains', {
-        params: { path: inOrg },
-        body: {
-          name: 'Echo',
-          description: 'Echoes the message',
-          llmInstructions: `You are ${marker}.`,
-          steps: [
-            {
-              stepOrder: 1,
-              instructions: 'Echo {{input.message}}',
-              inputSchema: {
-                type: 'object',
-                properties: { message: { type: 'string' } },
-                required: ['message'],
-              },
-              outputSchema: {
-                type: 'object',
-                properties: { reply: { type: 'string' } },
-                required: ['reply'],
-              },
-            },
-          ],
-        },
-      }),
-    );
-    env.llm.on(
-      (body) => systemText(body).includes(marker),
-      (body) => {
-        const last = body.messages[body.messages.length - 1]?.content;
-        return { content: JSON.stringify({ reply: `echo: ${typeof last === 'string' ? last : ''}` }) };
-      },
-    );
-    return chain;
-  }
-
-  /** The chain's runs once one has ended. */
-  const endedRuns = (actionChainId: string) =>
-    eventually(async () => {
-      const runs = ok(
-        await client.GET('/orgs/{organizationId}/chains/{actionChainId}/runs', {
-          params: { path: { ...inOrg, actionChainId } },
-        }),
-      );
-      return runs.items.some((r) => r.status === 'success' || r.status === 'failed') ? runs.items : undefined;
-    }, 60_000);
-
-  it('Action chains: ordered, LLM-driven steps with typed input and output schemas, and asynchronous runs', async () => {
-    const chain = await echoChain();
-    const started = ok(
-      await client.POST('/orgs/{organizationId}/chains/{actionChainId}/run', {
-        params: { path: { ...inOrg, actionChainId: chain.actionChainId } },
-        body: { payload: { message: 'ping' } },
-      }),
-    );
-    const [run] = await endedRuns(chain.actionChainId);
-    expect(run).to.include({ runId: started.runId, status: 'success' });
-    expect(run!.state).to.deep.equal({ input: { message: 'ping' }, reply: 'echo: Echo ping' });
-  });
-
-  it('a POST to a webhook’s execute endpoint runs all its handlers', async () => {
-    const chain = await echoChain();
-    const webhook = ok(
-      await client.POST('/orgs/{organizationId}/webhooks', {
-        params: { path: inOrg },
-        body: { name: 'Inbox' },
-      }),
-    );
-    const inWebhook = { ...inOrg, webhookId: webhook.webhookId };
-    ok(
-      await client.POST('/orgs/{organizationId}/webhooks/{webhookId}/handlers', {
-        params: { path: inWebhook },
-        body: {
-          handlerType: 'action-chain',
-          actionChainId: chain.actionChainId,
-          instructions: 'Echo the text',
-          inputMapping: { message: '{{body.text}}' },
-        },
-      }),
-    );
-    // "no authentication": a client without credentials
-    const anonymous = createClient({ baseUrl, token: '' });
-    ok(
-      await anonymous.POST('/orgs/{organizationId}/webhooks/{webhookId}/execute', {
-        params: { path: inWebhook },
-        body: { text: 'hook' },
-      }),
-    );
-    const [run] = await endedRuns(chain.actionChainId);
-    expect(run).to.include({ status: 'success', triggerType: 'webhook' });
-    expect(run!.state).to.deep.include({ reply: 'echo: Echo hook' });
-    const deliveries = ok(
-      await client.GET('/orgs/{organizationId}/webhooks/{webhookId}/deliveries', {
-        params: { path: inWebhook },
-      }),
-    );
-    expect(deliveries.items).to.have.length(1);
-  });
-
-  it('Schedules: cron triggers with handlers that run an agent, action chain or workflow', async () => {
-    const chain = await echoChain();
-    const trigger = ok(
-      await client.POST('/orgs/{organizationId}/schedules', {
-        params: { path: inOrg },
-        body: { name: 'Nightly', cronExpression: '30 2 * * *' },
-      }),
-    );
-    const inTrigger = { ...inOrg, triggerId: trigger.triggerId };
-    const handler = ok(
-      await client.POST('/orgs/{organizationId}/schedules/{triggerId}/handlers', {
-        params: { path: inTrigger },
-        body: {
-          handlerType: 'action-chain',
-          actionChainId: chain.actionChainId,
-          instructions: 'Echo nightly',
-          inputMapping: { message: 'nightly' },
-        },
-      }),
-    );
-    // "returns ScheduleHandlerView with names filled in"
-    expect(handler).to.include({ actionChainId: chain.actionChainId, actionChainName: 'Echo' });
-    const summary = ok(
-      await client.GET('/orgs/{organizationId}/schedules/{triggerId}/runs', { params: { path: inTrigger } }),
-    );
-    expect(summary.lastRun).to.equal(null);
-    const next = new Date(summary.nextRun!);
-    expect([next.getUTCHours(), next.getUTCMinutes()]).to.deep.equal([2, 30]);
-    expect(next.getTime()).to.be.greaterThan(Date.now());
-  });
-
-  it('Artifacts and Apps: HTML artifacts can be pinned as Apps and their declared manifest approved', async () => {
-    ok(
-      await client.POST('/orgs/{organizationId}/tables', {
-        params: { path: inOrg },
-        body: {
-          name: 'leads',
-          fields: [{ name: 'title', type: 'text', required: true, comments: 'a lead' }],
-        },
-      }),
-    );
-    ok(
-      await client.POST('/orgs/{organizationId}/tables/{tableName}/data', {
-        params: { path: { ...inOrg, tableName: 'leads' } },
-        body: { data: { title: 'Ada' } },
-      }),
-    );
-    const manifest = { workflows: [], tables: [{ table: 'leads', access: 'read' }] };
-    const { artifact } = ok(
-      await client.POST('/orgs/{organizationId}/artifacts', {
-        params: { path: inOrg },
-        body: { name: 'Leads app', contentType: 'text/html', content: appHtml(manifest) },
-      }),
-    );
-    const inArtifact = { ...inOrg, artifactId: artifact.artifactId };
-    const pinned = ok(
-      await client.PUT('/orgs/{organizationId}/artifacts/{artifactId}/pin', { params: { path: inArtifact } }),
-    );
-    expect(pinned.artifact.pinnedAt).to.be.a('string');
-    const read = ok(
-      await client.GET('/orgs/{organizationId}/artifacts/{artifactId}/app-manifest', {
-        params: { path: inArtifact },
-      }),
-    );
-    expect(read).to.deep.include({ declared: manifest, approved: null });
-    const approved = ok(
-      await client.PUT('/orgs/{organizationId}/artifacts/{artifactId}/app-manifest', {
-        params: { path: inArtifact },
-      }),
-    );
-    expect(approved).to.deep.include({ manifest, approvedBy: org.owner.userId });
-
-    // the running app calls the bridge with its session token, through the same client
-    const session = ok(
-      await client.POST('/orgs/{organizationId}/artifacts/{artifactId}/app-session', {
-        params: { path: inArtifact },
-      }),
-    );
-    const app = createClient({ baseUrl, token: new URL(session.url).searchParams.get('session')! });
-    const rows = ok(
-      await app.GET('/orgs/{organizationId}/artifacts/{artifactId}/app/tables/{tableName}/rows', {
-        params: { path: { ...inArtifact, tableName: 'leads' } },
-      }),
-    );
-    expect(rows.items.map((r) => r.title)).to.deep.equal(['Ada']);
   });
 });
