@@ -55,6 +55,22 @@ module.exports = {
       from: { path: '^activities/' },
       to: { path: '^(api|worker|cli|test|bench)/' },
     },
+    {
+      name: 'client-stands-alone',
+      comment:
+        'clients/typescript is what a user of the service installs: it depends on its own files and its packages only.',
+      severity: 'error',
+      from: { path: '^clients/typescript/' },
+      to: { pathNot: ['^clients/typescript/', '^node_modules/'] },
+    },
+    {
+      name: 'examples-use-the-client',
+      comment:
+        'Examples show a user of the service: they reach it through the client, never the service code.',
+      severity: 'error',
+      from: { path: '^examples/' },
+      to: { path: '^(api|lib|activities|workflows|worker|cli|test|bench|stack)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -34,7 +34,8 @@ export default tseslint.config(
       '.data/**',
       '.stryker-tmp/**',
       'reports/**',
-      'examples/**',
+      // generated from openapi.yaml; stack/check-client.mjs keeps it exactly what the generator writes
+      'clients/typescript/src/schema.d.ts',
       '.dependency-cruiser.cjs',
     ],
   },
