@@ -654,10 +654,11 @@ export interface paths {
         put?: never;
         /**
          * Cancel a task plan; the agent stops after its current task
-         * @description The plan becomes `cancelled` at once (its `pending` and `in_progress` steps `cancelled`, a `task-plan`
-         *     event `cancelled` is pushed) and the turn that last wrote it is signalled: it finishes the task under way
-         *     (the model call or tool calls in progress) and then replies `Stopped: the task plan was cancelled.`
-         *     instead of calling the model again. Cancelling a cancelled plan again is `200` (idempotent); a
+         * @description The plan becomes `cancelled` at once (its `pending` steps `cancelled`, a `task-plan` event `cancelled` is
+         *     pushed) and the turn that last wrote it is signalled: execution stops after the current task completes.
+         *     The step `in_progress` finishes (the agent may set it `completed`, `skipped` or `failed`; no other step
+         *     starts), then the turn replies `Stopped: the task plan was cancelled.` instead of calling the model
+         *     again. A step still in progress when that turn ends, or when no turn is running, becomes `cancelled`. Cancelling a cancelled plan again is `200` (idempotent); a
          *     `completed` or `failed` plan answers `200` with `success: false` and a message saying so. No body.
          */
         post: operations["cancelTaskPlan"];
@@ -1515,7 +1516,7 @@ export interface paths {
         get: operations["getChain"];
         /**
          * Replace a chain's fields; `steps` when sent replaces all of its steps
-         * @description `name`, `description`, `llmInstructions` and `inputType` are required. When `steps` is sent, every existing step (and its attachments) is replaced by the steps sent; when it is absent the steps stay.
+         * @description `name`, `description`, `llmInstructions` and `inputType` are required. When `steps` is sent, every existing step (and its attachments) is replaced by the steps sent, under new step ids (a `stepId` sent is read-only and ignored); when it is absent the steps stay.
          */
         put: operations["updateChain"];
         post?: never;
@@ -1947,7 +1948,7 @@ export interface paths {
         get: operations["getArtifact"];
         /**
          * Rename an artifact (only the display name changes)
-         * @description `name` is trimmed and must then have 1 to 500 characters (`400` otherwise). Versions, pin and approvals
+         * @description The body is `{ name }`, or the artifact as a GET returns it (its other fields are read-only). `name` is trimmed and must then have 1 to 500 characters (`400` otherwise). Versions, pin and approvals
          *     are untouched. The creator, admins and owners may rename (`403` for other readers).
          */
         put: operations["renameArtifact"];
@@ -2659,6 +2660,8 @@ export interface components {
         };
         /** @enum {string} */
         Role: "owner" | "admin" | "chat";
+        /** @description A field the server owns (as a GET returns it): a request may send it back, and it is ignored, whatever its value */
+        ServerOwned: unknown;
         /** @description Postal address; free-form keys (for example line1, line2, suburb, state, postcode, country) of letters, digits, `_` and `-` */
         Address: {
             [key: string]: string;
@@ -2701,18 +2704,26 @@ export interface components {
             updatedAt: string;
         };
         OrganizationPatch: {
+            readonly organizationId?: string;
+            pendingChanges?: components["schemas"]["ServerOwned"];
+            readonly hostsPublicContent?: boolean;
+            subscription?: components["schemas"]["ServerOwned"];
+            /** Format: date-time */
+            readonly createdAt?: string;
+            /** Format: date-time */
+            readonly updatedAt?: string;
             name?: string;
-            tradingName?: string;
-            abn?: string;
-            email?: string;
-            phone?: string;
-            licence?: string;
+            tradingName?: string | null;
+            abn?: string | null;
+            email?: string | null;
+            phone?: string | null;
+            licence?: string | null;
             isRealEstate?: boolean;
-            legalAddress?: components["schemas"]["Address"];
-            tradingAddress?: components["schemas"]["Address"];
+            legalAddress?: components["schemas"]["NullableAddress"];
+            tradingAddress?: components["schemas"]["NullableAddress"];
             /** @enum {string} */
             billingVisibility?: "all" | "owners";
-        };
+        } | unknown | unknown | unknown | unknown | unknown | unknown | unknown | unknown | unknown | unknown;
         /** @description OrganizationMemberWithUser */
         Member: {
             organizationId: string;
@@ -3144,6 +3155,13 @@ export interface components {
          *     address the agent already has is kept when a replace sends it back unchanged.
          */
         AgentWrite: {
+            readonly id?: string;
+            readonly organizationId?: string;
+            readonly visibility?: components["schemas"]["AgentVisibility"];
+            /** Format: date-time */
+            readonly createdAt?: string;
+            /** Format: date-time */
+            readonly updatedAt?: string;
             name: string;
             description: string;
             /** @description System instructions */
@@ -3264,6 +3282,16 @@ export interface components {
             isPublic?: boolean;
         };
         KnowledgeBaseUpdate: {
+            readonly knowledgeBaseId?: string;
+            readonly organizationId?: string;
+            readonly type?: components["schemas"]["KnowledgeBaseType"];
+            readonly creatorUserId?: string | null;
+            readonly agentId?: string | null;
+            readonly embeddingModel?: string;
+            /** Format: date-time */
+            readonly createdAt?: string;
+            /** Format: date-time */
+            readonly updatedAt?: string;
             title: string;
             llmDescription: string;
             parseStrategy?: components["schemas"]["ParseStrategy"];
@@ -3404,11 +3432,19 @@ export interface components {
          *     c` is `(a AND b) OR c`); no conditions means every file. `action-chain` is deprecated and refused.
          */
         EtlRuleWrite: {
+            readonly etlId?: string;
+            readonly knowledgeBaseId?: string;
+            readonly organizationId?: string;
+            readonly creatorUserId?: string;
+            /** Format: date-time */
+            readonly createdAt?: string;
+            /** Format: date-time */
+            readonly updatedAt?: string;
             /** @enum {string} */
             etlType: "agent" | "workflow" | "action-chain";
-            agentId?: string;
-            prompt?: string;
-            workflowId?: string;
+            agentId?: string | null;
+            prompt?: string | null;
+            workflowId?: string | null;
             conditions: components["schemas"]["EtlCondition"][];
         };
         EtlRule: {
@@ -3439,6 +3475,12 @@ export interface components {
         };
         /** @description A step. `instructions` is a Handlebars template over the chain state (`{{input.x}}`, earlier steps' output fields, `{{json value}}` for JSON; in a fan-out step also `{{element}}` and `{{elementIndex}}`); the guards are Jexl expressions over the same state; `forEachElement` a JSONPath. A syntax error in any of them, or a schema that is not a JSON Schema object with `type: object` and `properties`, is a 400 when saved. So is what can only be too costly: a template with partials or decorators, blocks nested deeper than `TEMPLATE_MAX_BLOCK_DEPTH` (8) or an iteration inside an iteration over data outside the current element (`{{#each a}}{{#each @root.a}}`); a guard or path longer than `EXPRESSION_MAX_CHARS` (1,000), a guard with brackets nested deeper than 16 or a filter over outside data inside a filter over elements; a JSONPath filter or script that calls a method or assigns. At run time rendering and evaluation are budgeted (`TEMPLATE_MAX_OUTPUT_CHARS`, `TEMPLATE_MAX_ITERATIONS`, `TEMPLATE_TIMEOUT_MS`, `EXPRESSION_MAX_STEPS`, `EXPRESSION_TIMEOUT_MS`): going over fails the step, and the run, with a message naming the limit. */
         ChainStepWrite: {
+            readonly stepId?: string;
+            readonly actionChainId?: string;
+            /** Format: date-time */
+            readonly createdAt?: string;
+            /** Format: date-time */
+            readonly updatedAt?: string;
             stepOrder: number;
             name?: string;
             description?: string;
@@ -3500,6 +3542,14 @@ export interface components {
             steps?: components["schemas"]["ChainStepWrite"][];
         };
         ActionChainReplace: {
+            readonly actionChainId?: string;
+            readonly workflowId?: string;
+            readonly organizationId?: string;
+            readonly creatorUserId?: string;
+            /** Format: date-time */
+            readonly createdAt?: string;
+            /** Format: date-time */
+            readonly updatedAt?: string;
             name: string;
             description: string;
             llmInstructions: string;
@@ -3760,6 +3810,13 @@ export interface components {
             approved: boolean;
         };
         ScheduleWrite: {
+            readonly triggerId?: string;
+            readonly organizationId?: string;
+            readonly creatorUserId?: string;
+            /** Format: date-time */
+            readonly createdAt?: string;
+            /** Format: date-time */
+            readonly updatedAt?: string;
             name: string;
             description?: string;
             /** @description Five fields in UTC: minute (0-59) hour (0-23) day-of-month (1-31) month (1-12) day-of-week (0-6 and 0 = Sunday); each `*` or numbers with `,` `-` `/`. When day-of-month and day-of-week are both other than `*` a day matching either fires. */
@@ -3785,12 +3842,23 @@ export interface components {
             [key: string]: string;
         } | null;
         ScheduleHandlerWrite: {
+            readonly handlerId?: string;
+            readonly triggerId?: string;
+            readonly organizationId?: string;
+            readonly agentName?: string | null;
+            readonly actionChainName?: string | null;
+            readonly workflowName?: string | null;
+            readonly creatorUserId?: string;
+            /** Format: date-time */
+            readonly createdAt?: string;
+            /** Format: date-time */
+            readonly updatedAt?: string;
             /** @enum {string} */
             handlerType: "agent" | "action-chain" | "workflow";
             instructions: string;
-            agentId?: string;
-            actionChainId?: string;
-            workflowId?: string;
+            agentId?: string | null;
+            actionChainId?: string | null;
+            workflowId?: string | null;
             inputMapping?: components["schemas"]["InputMapping"];
         };
         ScheduleHandler: {
@@ -3847,6 +3915,16 @@ export interface components {
             rateLimitPerMinute?: number | null;
         };
         WebhookWrite: {
+            readonly webhookId?: string;
+            readonly organizationId?: string;
+            readonly creatorUserId?: string;
+            readonly handlerCount?: number;
+            readonly executeUrl?: string;
+            readonly signingSecret?: string;
+            /** Format: date-time */
+            readonly createdAt?: string;
+            /** Format: date-time */
+            readonly updatedAt?: string;
             name?: string;
             description?: string;
             /** @description Deliveries must carry a Standard Webhooks signature (default false) */
@@ -4388,6 +4466,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    readonly organizationId?: string;
+                    readonly userId?: string;
+                    readonly name?: string;
+                    readonly email?: string;
+                    readonly sourceId?: string | null;
+                    readonly userGroupId?: string | null;
+                    /** Format: date-time */
+                    readonly createdAt?: string;
+                    /** Format: date-time */
+                    readonly updatedAt?: string;
                     /** @enum {string} */
                     role: "admin" | "chat";
                 };
@@ -4570,6 +4658,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    readonly userGroupId?: string;
+                    readonly organizationId?: string;
+                    /** Format: date-time */
+                    readonly createdAt?: string;
+                    /** Format: date-time */
+                    readonly updatedAt?: string;
                     name: string;
                     description: string;
                     isDefault: boolean;
@@ -4783,9 +4877,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    readonly apiKeyId?: string;
+                    readonly organizationId?: string;
+                    readonly keyPrefix?: string;
+                    readonly creatorUserId?: string;
+                    /** Format: date-time */
+                    readonly lastUsedAt?: string | null;
+                    /** Format: date-time */
+                    readonly createdAt?: string;
+                    /** Format: date-time */
+                    readonly updatedAt?: string;
                     description?: string;
                     permissions?: components["schemas"]["PermissionMap"];
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -5615,6 +5719,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    readonly conversationId?: string;
+                    readonly organizationId?: string;
+                    readonly agentId?: string;
+                    readonly creatorUserId?: string;
+                    /** Format: date-time */
+                    readonly lastMessageCreatedAt?: string | null;
+                    /** Format: date-time */
+                    readonly createdAt?: string;
+                    /** Format: date-time */
+                    readonly updatedAt?: string;
+                    messages?: components["schemas"]["ServerOwned"];
+                    readonly totalMessages?: number;
+                    readonly olderMessagesCursor?: string | null;
                     title: string;
                 };
             };
@@ -5895,11 +6012,31 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    readonly analysisId?: string;
+                    readonly organizationId?: string;
+                    readonly conversationId?: string;
+                    readonly agentId?: string;
+                    readonly creatorUserId?: string;
+                    /** @enum {string} */
+                    readonly status?: "queued" | "running" | "completed" | "failed" | "cancelled";
+                    readonly run?: number;
+                    readonly result?: string | null;
+                    readonly artifactId?: string | null;
+                    readonly artifactVersionId?: string | null;
+                    readonly error?: string | null;
+                    /** Format: date-time */
+                    readonly startedAt?: string | null;
+                    /** Format: date-time */
+                    readonly completedAt?: string | null;
+                    /** Format: date-time */
+                    readonly createdAt?: string;
+                    /** Format: date-time */
+                    readonly updatedAt?: string;
                     title?: string;
                     description?: string;
                     /** @description Run again even when the question is unchanged */
                     rerun?: boolean;
-                };
+                } | unknown | unknown | unknown;
             };
         };
         responses: {
@@ -6360,6 +6497,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    readonly organizationId?: string;
+                    readonly agentId?: string;
+                    /** Format: date-time */
+                    readonly createdAt?: string;
+                    /** Format: date-time */
+                    readonly updatedAt?: string;
                     toolCode?: string;
                     configuration: Record<string, unknown>;
                 };
@@ -6498,6 +6641,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    readonly organizationId?: string;
+                    readonly agentId?: string;
+                    readonly targetAgentId?: string;
+                    readonly targetAgentName?: string;
+                    /** Format: date-time */
+                    readonly createdAt?: string;
+                    /** Format: date-time */
+                    readonly updatedAt?: string;
                     instructions: string;
                 };
             };
@@ -8518,6 +8669,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    readonly organizationId?: string;
+                    readonly actionChainId?: string;
+                    readonly stepId?: string;
+                    readonly toolCode?: string;
+                    /** Format: date-time */
+                    readonly createdAt?: string;
                     config: Record<string, unknown>;
                 };
             };
@@ -8860,6 +9017,31 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    readonly artifactId?: string;
+                    readonly organizationId?: string;
+                    readonly scope?: components["schemas"]["ArtifactScope"];
+                    /** @enum {string} */
+                    readonly source?: "upload" | "conversation" | "chain-run";
+                    readonly conversationId?: string | null;
+                    readonly chainRunId?: string | null;
+                    readonly actionChainId?: string | null;
+                    readonly creatorUserId?: string;
+                    readonly contentType?: string;
+                    readonly versionCount?: number;
+                    currentVersion?: components["schemas"]["ServerOwned"];
+                    readonly currentVersionApproved?: boolean;
+                    /** Format: date-time */
+                    readonly pinnedAt?: string | null;
+                    readonly pinPosition?: number | null;
+                    sharedWith?: components["schemas"]["ServerOwned"];
+                    /** Format: date-time */
+                    readonly promotedAt?: string | null;
+                    readonly promotedBy?: string | null;
+                    /** Format: date-time */
+                    readonly createdAt?: string;
+                    /** Format: date-time */
+                    readonly updatedAt?: string;
+                    versions?: components["schemas"]["ServerOwned"];
                     name: string;
                 };
             };
@@ -9168,6 +9350,11 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    declared?: components["schemas"]["ServerOwned"];
+                    readonly declaredSha256?: string | null;
+                    /** @enum {string|null} */
+                    readonly declaredError?: "app_manifest_invalid_json" | "app_manifest_invalid_shape" | null;
+                    approved?: components["schemas"]["ServerOwned"];
                     versionId?: string;
                 };
             };
@@ -10172,6 +10359,20 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    readonly handlerId?: string;
+                    readonly webhookId?: string;
+                    readonly organizationId?: string;
+                    /** @enum {string} */
+                    readonly handlerType?: "agent" | "action-chain";
+                    readonly agentId?: string | null;
+                    readonly agentName?: string | null;
+                    readonly actionChainId?: string | null;
+                    readonly actionChainName?: string | null;
+                    readonly creatorUserId?: string;
+                    /** Format: date-time */
+                    readonly createdAt?: string;
+                    /** Format: date-time */
+                    readonly updatedAt?: string;
                     instructions: string;
                     inputMapping?: components["schemas"]["InputMapping"];
                 };
