@@ -12,6 +12,9 @@
  * - Organization C starts one chain run while A's backlog is full: the time until that run is running.
  * - After the load: every execution A had accepted completes (its deliveries' chain runs are counted against the
  *   accepted deliveries, its direct runs and its files too), and A's `429 backlog_full` answers are timed.
+ * - Beside each of B's turns, two floors: a workflow running one no-op activity on a queue and worker of its own
+ *   (Temporal alone), and one database write and read; their loaded/idle ratios are what no service could beat.
+ * - A_MIX (16,4,2,2) is A's clients of each kind per 24: deliveries, chain runs, uploads, turns.
  * Targets: B's loaded p50 ≤ 2× idle, p99 ≤ 5× idle, no turn unanswered; C's run running within 5 s; A's excess
  * refused within 50 ms (p99). The scripted model answers at once. The API and the worker run as they ship, each in
  * its own process (bench/lib/service-processes.ts).
