@@ -212,4 +212,10 @@ describe('task plan rules', () => {
       'failed',
     ]);
   });
+
+  it('names the plan types a model may choose', () => {
+    expect(refusal(() => parsePlanArgs({ steps: [], type: 'robot' }))).to.equal(
+      'type must be one of general, browser',
+    );
+  });
 });
