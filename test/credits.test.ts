@@ -350,26 +350,17 @@ describe('organization credits', () => {
     it('counts a call whose server reported only one of the two token counts as reported usage', async () => {
       const org = await createTestOrg(env);
       const usage = env.deps.repos.tenant(org.organizationId).llmUsage;
-      await credits().recordUsage(org.organizationId, {
-        purpose: 'analysis',
-        model: 'p',
-        usage: { prompt_tokens: 5 },
-      });
-      expect((await usage.recent(1))[0]).to.include({
-        usageReported: true,
-        promptTokens: 5,
-        completionTokens: 0,
-      });
-      await credits().recordUsage(org.organizationId, {
-        purpose: 'analysis',
-        model: 'c',
-        usage: { completion_tokens: 6 },
-      });
-      expect((await usage.recent(1))[0]).to.include({
-        usageReported: true,
-        promptTokens: 0,
-        completionTokens: 6,
-      });
+      for (const [reported, promptTokens, completionTokens] of [
+        [{ prompt_tokens: 5 }, 5, 0],
+        [{ completion_tokens: 6 }, 0, 6],
+      ] as const) {
+        await credits().recordUsage(org.organizationId, { purpose: 'analysis', model: 'm', usage: reported });
+        expect((await usage.recent(1))[0]).to.include({
+          usageReported: true,
+          promptTokens,
+          completionTokens,
+        });
+      }
       // Without a member or a reference, the record says so with null.
       expect((await usage.recent(1))[0]).to.include({ userId: null, reference: null });
     });

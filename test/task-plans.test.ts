@@ -48,6 +48,17 @@ describe('task plans', () => {
     return agent;
   }
 
+  /** A new conversation of the owner with an agent, and a turn of it that writes plans directly. */
+  async function conversationTurn(requestId: string) {
+    const { agentId } = await createTestAgent(env, org.organizationId);
+    const conv = await as(env, org.owner.token).post(org.path('/conversations'), { agentId }).expect(201);
+    const conversationId = conv.body.conversationId as string;
+    return {
+      conversationId,
+      turn: { organizationId: org.organizationId, agentId, conversationId, requestId },
+    };
+  }
+
   const replyEvent = (client: Awaited<ReturnType<typeof connectClient>>, requestId: string) =>
     client.waitFor((e) => e.payload.requestId === requestId && e.payload.type === 'message', 60_000);
 
@@ -353,10 +364,7 @@ describe('task plans', () => {
   });
 
   it('POST cancel returns { success, message, planId }: a completed or failed plan answers success false and stays', async () => {
-    const { agentId } = await createTestAgent(env, org.organizationId);
-    const conv = await as(env, org.owner.token).post(org.path('/conversations'), { agentId }).expect(201);
-    const conversationId = conv.body.conversationId as string;
-    const turn = { organizationId: org.organizationId, agentId, conversationId, requestId: 'r-final' };
+    const { conversationId, turn } = await conversationTurn('r-final');
     const { taskPlans } = env.deps.services;
     const done = await taskPlans.writeFromTool(turn, {
       steps: [{ stepId: 'a', description: 'A', status: 'pending' }],
@@ -432,10 +440,7 @@ describe('task plans', () => {
   });
 
   it('keeps a plan its type, refuses a plan for a conversation that is gone, and loses no write to a stale read', async () => {
-    const { agentId } = await createTestAgent(env, org.organizationId);
-    const conv = await as(env, org.owner.token).post(org.path('/conversations'), { agentId }).expect(201);
-    const conversationId = conv.body.conversationId as string;
-    const turn = { organizationId: org.organizationId, agentId, conversationId, requestId: 'r-rules' };
+    const { turn } = await conversationTurn('r-rules');
     const { taskPlans } = env.deps.services;
     const plan = await taskPlans.writeFromTool(turn, {
       steps: [{ stepId: 'a', description: 'A', status: 'pending' }],
