@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreditsService } from '@lib/credits/credits.service';
 import { InsufficientCreditsError } from '@lib/errors';
+import type { Metrics } from '@lib/observability/metrics';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg } from './helpers/org';
 import { holdBack } from './helpers/held-repos';
@@ -276,6 +277,137 @@ describe('organization credits', () => {
         await as(env, a.owner.token)
           .get(a.path(`/credits?${q}`))
           .expect(400);
+    });
+  });
+
+  describe('account rules at their edges', () => {
+    const refusedWith = (p: Promise<unknown>) =>
+      p.then(
+        () => expect.fail('accepted'),
+        (err: unknown) => err,
+      );
+
+    it('shows an account never used at its starting balance, with nothing spent and no records', async () => {
+      const org = await createTestOrg(env);
+      const summary = await credits().operatorSummary(org.organizationId);
+      expect(summary).to.include({
+        organizationId: org.organizationId,
+        balance: start,
+        granted: start,
+        spent: 0,
+      });
+      expect(summary.recentUsage).to.deep.equal([]);
+      expect(summary.recentGrants).to.deep.equal([]);
+      expect(await refusedWith(credits().operatorSummary('org_missing'))).to.include({ status: 404 });
+    });
+
+    it('takes only whole debits of 0 credits or more; a debit of 0 opens the account and changes nothing', async () => {
+      const org = await createTestOrg(env);
+      for (const amount of [-1, 1.5, Number.NaN])
+        expect(await refusedWith(credits().debit(org.organizationId, amount)), String(amount))
+          .to.be.instanceOf(Error)
+          .with.property('message', `a debit is a whole number of credits ≥ 0, not ${amount}`);
+      expect(await credits().debit(org.organizationId, 0)).to.equal(start);
+      expect(await credits().debit(org.organizationId, 7)).to.equal(start - 7);
+    });
+
+    it('grants and corrects at most 1,000,000,000 credits at a time, and records each grant with its note', async () => {
+      const org = await createTestOrg(env);
+      const id = org.organizationId;
+      expect(await credits().grant(id, 1_000_000_000)).to.include({
+        amount: 1_000_000_000,
+        balance: start + 1e9,
+      });
+      expect(await credits().grant(id, -1_000_000_000, 'back')).to.include({ balance: start });
+      for (const amount of [1_000_000_001, -1_000_000_001])
+        expect(await refusedWith(credits().grant(id, amount)), String(amount)).to.include({ status: 400 });
+      const summary = await credits().operatorSummary(id, 2);
+      expect(summary).to.include({ balance: start, granted: start });
+      expect(summary.recentGrants.map((g) => [g.amount, g.note, g.balanceAfter])).to.deep.equal([
+        [-1_000_000_000, 'back', start],
+        [1_000_000_000, null, start + 1e9],
+      ]);
+      expect(summary.recentGrants[0]!.createdAt).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      // A limit of 0 lists none.
+      const none = await credits().operatorSummary(id, 0);
+      expect(none.recentGrants).to.deep.equal([]);
+      expect(none.recentUsage).to.deep.equal([]);
+    });
+
+    it('opens an account with a starting balance of 0 without a grant record, and refuses calls at 0', async () => {
+      const org = await createTestOrg(env);
+      const empty = new CreditsService(env.deps.repos, { ...env.config.credits, startingBalance: 0 });
+      const refused = await refusedWith(empty.requireCredits(org.organizationId));
+      expect(refused).to.include({ status: 402, balance: 0 });
+      const call = { purpose: 'analysis' as const, model: 'm', usage: { completion_tokens: 1000 } };
+      const recorded = await empty.recordUsage(org.organizationId, call);
+      expect(recorded.balance).to.equal(-costOf(0, 1000));
+      const summary = await empty.operatorSummary(org.organizationId);
+      expect(summary).to.include({ balance: -costOf(0, 1000), granted: 0, spent: costOf(0, 1000) });
+      expect(summary.recentGrants).to.deep.equal([]);
+    });
+
+    it('counts a call whose server reported only one of the two token counts as reported usage', async () => {
+      const org = await createTestOrg(env);
+      const usage = env.deps.repos.tenant(org.organizationId).llmUsage;
+      for (const [reported, promptTokens, completionTokens] of [
+        [{ prompt_tokens: 5 }, 5, 0],
+        [{ completion_tokens: 6 }, 0, 6],
+      ] as const) {
+        await credits().recordUsage(org.organizationId, { purpose: 'analysis', model: 'm', usage: reported });
+        expect((await usage.recent(1))[0]).to.include({
+          usageReported: true,
+          promptTokens,
+          completionTokens,
+        });
+      }
+      // Without a member or a reference, the record says so with null.
+      expect((await usage.recent(1))[0]).to.include({ userId: null, reference: null });
+    });
+
+    it("counts each billed call's prompt and completion tokens for the organization's metrics", async () => {
+      const org = await createTestOrg(env);
+      const counted: Array<[string, string, number]> = [];
+      const llmTokens = {
+        inc: (labels: { organization_id: string; kind: string }, n: number) =>
+          counted.push([labels.organization_id, labels.kind, n]),
+      };
+      const metered = new CreditsService(env.deps.repos, env.config.credits, {
+        llmTokens: llmTokens as unknown as Metrics['llmTokens'],
+      });
+      await metered.recordUsage(org.organizationId, {
+        purpose: 'analysis',
+        model: 'm',
+        usage: { prompt_tokens: 12, completion_tokens: 3 },
+      });
+      expect(counted).to.deep.equal([
+        [org.organizationId, 'prompt', 12],
+        [org.organizationId, 'completion', 3],
+      ]);
+    });
+
+    it('says why a grant or a summary is refused: the amount rule, a missing organization, owners-only billing', async () => {
+      const org = await createTestOrg(env);
+      expect(await refusedWith(credits().grant(org.organizationId, 0))).to.include({
+        status: 400,
+        message: 'the amount is a whole number of credits, not 0, at most 1000000000 either way',
+      });
+      for (const refused of [credits().grant('org_gone', 5), credits().operatorSummary('org_gone')])
+        expect(await refusedWith(refused)).to.include({
+          status: 404,
+          message: 'organization org_gone not found',
+        });
+      // A member's request for an organization that is gone (deleted after the credential was checked).
+      const member = { organizationId: 'org_gone', capabilities: new Set<never>() };
+      expect(await refusedWith(credits().summaryFor(member, 5))).to.include({
+        status: 404,
+        message: 'organization not found',
+      });
+      await as(env, org.owner.token).put(org.path(), { billingVisibility: 'owners' }).expect(200);
+      const res = await as(env, org.admin.token).get(org.path('/credits')).expect(403);
+      expect(res.body.error.message).to.equal(
+        'billing information is visible to owners only (billingVisibility: owners)',
+      );
     });
   });
 });

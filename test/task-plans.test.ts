@@ -48,6 +48,17 @@ describe('task plans', () => {
     return agent;
   }
 
+  /** A new conversation of the owner with an agent, and a turn of it that writes plans directly. */
+  async function conversationTurn(requestId: string) {
+    const { agentId } = await createTestAgent(env, org.organizationId);
+    const conv = await as(env, org.owner.token).post(org.path('/conversations'), { agentId }).expect(201);
+    const conversationId = conv.body.conversationId as string;
+    return {
+      conversationId,
+      turn: { organizationId: org.organizationId, agentId, conversationId, requestId },
+    };
+  }
+
   const replyEvent = (client: Awaited<ReturnType<typeof connectClient>>, requestId: string) =>
     client.waitFor((e) => e.payload.requestId === requestId && e.payload.type === 'message', 60_000);
 
@@ -447,10 +458,7 @@ describe('task plans', () => {
   });
 
   it('POST cancel returns { success, message, planId }: a completed or failed plan answers success false and stays', async () => {
-    const { agentId } = await createTestAgent(env, org.organizationId);
-    const conv = await as(env, org.owner.token).post(org.path('/conversations'), { agentId }).expect(201);
-    const conversationId = conv.body.conversationId as string;
-    const turn = { organizationId: org.organizationId, agentId, conversationId, requestId: 'r-final' };
+    const { conversationId, turn } = await conversationTurn('r-final');
     const { taskPlans } = env.deps.services;
     const done = await taskPlans.writeFromTool(turn, {
       steps: [{ stepId: 'a', description: 'A', status: 'pending' }],
@@ -523,5 +531,82 @@ describe('task plans', () => {
       .delete(org.path(`/conversations/${conversationId}`))
       .expect(200);
     expect(await stored(env, 'task_plans').countDocuments({ conversationId })).to.equal(0);
+  });
+
+  it('keeps a plan its type, refuses a plan for a conversation that is gone, and loses no write to a stale read', async () => {
+    const { turn } = await conversationTurn('r-rules');
+    const { taskPlans } = env.deps.services;
+    const plan = await taskPlans.writeFromTool(turn, {
+      steps: [{ stepId: 'a', description: 'A', status: 'pending' }],
+    });
+    expect(plan.type).to.equal('general');
+    const refused = (p: Promise<unknown>) =>
+      p.then(
+        () => expect.fail('accepted'),
+        (err: unknown) => (err as Error).message,
+      );
+    expect(
+      await refused(
+        taskPlans.writeFromTool(turn, {
+          planId: plan.planId,
+          type: 'browser',
+          steps: [{ stepId: 'a', status: 'completed' }],
+        }),
+      ),
+    ).to.equal("the plan's type is general; it cannot change");
+    // Naming the type it already has is no change.
+    const same = await taskPlans.writeFromTool(turn, {
+      planId: plan.planId,
+      type: 'general',
+      steps: [{ stepId: 'a', status: 'in_progress' }],
+    });
+    expect(same.steps[0]!.status).to.equal('in_progress');
+    expect(
+      await refused(
+        taskPlans.writeFromTool(
+          { ...turn, conversationId: 'conv_gone' },
+          {
+            steps: [{ stepId: 'a', description: 'A', status: 'pending' }],
+          },
+        ),
+      ),
+    ).to.equal('the conversation no longer exists');
+    // A write computed from a read the plan has since moved past changes nothing (README: two writers never lose
+    // each other's steps).
+    const repo = env.deps.repos.tenant(org.organizationId).taskPlans;
+    const stale = (await repo.get(plan.planId))!;
+    await taskPlans.writeFromTool(turn, {
+      planId: plan.planId,
+      steps: [{ stepId: 'b', description: 'B', status: 'pending' }],
+    });
+    expect(await repo.replaceIfUnchanged(stale, { steps: [], status: 'failed' })).to.equal(null);
+    const after = (await repo.get(plan.planId))!;
+    expect(after.status).to.equal('active');
+    expect(after.steps.map((step) => step.stepId)).to.deep.equal(['a', 'b']);
+  });
+
+  it('lists the active plans oldest first, answers an unknown plan "task plan not found", and deletes only the deleted conversation\'s plans', async () => {
+    const { agentId } = await createTestAgent(env, org.organizationId);
+    const open = async () =>
+      (await as(env, org.owner.token).post(org.path('/conversations'), { agentId }).expect(201)).body
+        .conversationId as string;
+    const [kept, gone] = [await open(), await open()];
+    const write = (conversationId: string, stepId: string) =>
+      env.deps.services.taskPlans.writeFromTool(
+        { organizationId: org.organizationId, agentId, conversationId, requestId: `r-${stepId}` },
+        { steps: [{ stepId, description: stepId, status: 'pending' }] },
+      );
+    const first = await write(kept, 'first');
+    const second = await write(kept, 'second');
+    await write(gone, 'other');
+    const list = (await as(env, org.owner.token).get(plansPath(kept)).expect(200)).body as PlanView[];
+    expect(list.map((p) => p.planId)).to.deep.equal([first.planId, second.planId]);
+    const missing = await as(env, org.owner.token).get(plansPath(kept, '/tpl_nope')).expect(404);
+    expect(missing.body.error.message).to.equal('task plan not found');
+    await as(env, org.owner.token)
+      .delete(org.path(`/conversations/${gone}`))
+      .expect(200);
+    expect(await stored(env, 'task_plans').countDocuments({ conversationId: gone })).to.equal(0);
+    expect(await stored(env, 'task_plans').countDocuments({ conversationId: kept })).to.equal(2);
   });
 });

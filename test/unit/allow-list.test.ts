@@ -47,4 +47,11 @@ describe('browser allow-list (allowedHosts)', () => {
       { numRuns: 500 },
     );
   });
+
+  it('compares an IPv6 address without the brackets a URL puts around it', () => {
+    // URL.hostname keeps the brackets (`http://[::1]:8080/` → `[::1]`); an allow-list entry names the address.
+    expect(hostAllowed(new URL('http://[::1]:8080/').hostname, ['::1'])).to.equal(true);
+    expect(hostAllowed('[2001:db8::1]', ['2001:DB8::1'])).to.equal(true);
+    expect(hostAllowed('[2001:db8::1]', ['2001:db8::2'])).to.equal(false);
+  });
 });

@@ -109,4 +109,135 @@ describe('task plan rules', () => {
       expect(refusal(() => finishSteps(steps, [change]))).to.match(/no new task starts/);
     expect(endStepsUnderWay(steps).map((s) => s.status)).to.deep.equal(['cancelled', 'cancelled']);
   });
+
+  it('keeps planId, type and a give-up status, and refuses an empty or non-string planId', () => {
+    const step = { stepId: 'a', status: 'pending' };
+    expect(
+      parsePlanArgs({ planId: 'tpl_1', type: 'browser', status: 'failed', steps: [step] }),
+    ).to.deep.equal({ planId: 'tpl_1', type: 'browser', status: 'failed', steps: [step] });
+    expect(parsePlanArgs({ type: 'general', steps: [] })).to.deep.equal({ type: 'general', steps: [] });
+    for (const planId of ['', 7, null])
+      expect(
+        refusal(() => parsePlanArgs({ planId, steps: [] })),
+        String(planId),
+      ).to.equal('planId must be the planId a previous call returned');
+  });
+
+  it('takes stepIds of 1 to 64 letters, digits or _ . : - and nothing else', () => {
+    const id = (stepId: unknown) => () => parsePlanArgs({ steps: [{ stepId, status: 'pending' }] });
+    for (const ok of ['a', 'A-z_0.9:x', 'x'.repeat(64)]) expect(id(ok)().steps[0]!.stepId).to.equal(ok);
+    for (const bad of ['', 'x'.repeat(65), 'a b', 'a/b', ' a', 'a ', 12])
+      expect(refusal(id(bad)), JSON.stringify(bad)).to.equal(
+        'steps[0].stepId must be 1 to 64 letters, digits or _ . : -',
+      );
+  });
+
+  it('takes descriptions that are non-empty strings of at most 1000 characters, trimmed', () => {
+    const described =
+      (description: unknown, i = 0) =>
+      () =>
+        parsePlanArgs({
+          steps: [
+            ...Array.from({ length: i }, (_, n) => ({ stepId: `s${n}`, status: 'pending' })),
+            { stepId: 'd', description, status: 'pending' },
+          ],
+        });
+    expect(described('y'.repeat(1000))().steps[0]!.description).to.have.length(1000);
+    expect(refusal(described('y'.repeat(1001), 2))).to.equal(
+      'steps[2].description may have at most 1000 characters',
+    );
+    for (const bad of ['', '   ', 5, null])
+      expect(refusal(described(bad)), JSON.stringify(bad)).to.equal(
+        'steps[0].description must be a non-empty string',
+      );
+    // Left out, a step keeps no description key at all.
+    expect(parsePlanArgs({ steps: [{ stepId: 'a', status: 'pending' }] }).steps[0]).to.deep.equal({
+      stepId: 'a',
+      status: 'pending',
+    });
+  });
+
+  it('takes only step objects, each status the agent may set, and at most 50 steps', () => {
+    for (const bad of [null, 'a', ['a']])
+      expect(
+        refusal(() => parsePlanArgs({ steps: [bad] })),
+        JSON.stringify(bad),
+      ).to.equal('steps[0] must be an object with stepId and status');
+    const statuses = ['pending', 'in_progress', 'completed', 'skipped', 'failed'];
+    const all = statuses.map((status, i) => ({ stepId: `s${i}`, status }));
+    expect(parsePlanArgs({ steps: all }).steps).to.deep.equal(all);
+    expect(refusal(() => parsePlanArgs({ steps: 'a' }))).to.equal('steps must be an array');
+    const many = (n: number) => Array.from({ length: n }, (_, i) => ({ stepId: `s${i}`, status: 'pending' }));
+    expect(parsePlanArgs({ steps: many(50) }).steps).to.have.length(50);
+    expect(refusal(() => parsePlanArgs({ steps: many(51) }))).to.equal('a plan has at most 50 steps');
+  });
+
+  it('gives a new plan the steps as asked, and keeps a changed plan at 50 steps at most', () => {
+    expect(
+      newSteps([
+        { stepId: 'a', description: 'A', status: 'pending' },
+        { stepId: 'b', description: 'B', status: 'in_progress' },
+      ]),
+    ).to.deep.equal([
+      { stepId: 'a', description: 'A', status: 'pending' },
+      { stepId: 'b', description: 'B', status: 'in_progress' },
+    ]);
+    const full: PlanStep[] = Array.from({ length: 49 }, (_, i) => ({
+      stepId: `s${i}`,
+      description: 'd',
+      status: 'pending',
+    }));
+    const fiftieth = { stepId: 'x', description: 'X', status: 'pending' as const };
+    expect(mergeSteps(full, [fiftieth])).to.have.length(50);
+    expect(refusal(() => mergeSteps([...full, fiftieth], [{ ...fiftieth, stepId: 'y' }]))).to.equal(
+      'a plan has at most 50 steps',
+    );
+    // A new description replaces the old one; the step stays where it was.
+    expect(
+      mergeSteps(
+        [
+          { stepId: '1', description: 'one', status: 'pending' },
+          { stepId: '2', description: 'two', status: 'pending' },
+        ],
+        [{ stepId: '1', description: 'first', status: 'in_progress' }],
+      ),
+    ).to.deep.equal([
+      { stepId: '1', description: 'first', status: 'in_progress' },
+      { stepId: '2', description: 'two', status: 'pending' },
+    ]);
+  });
+
+  it('completes a plan only when every step is completed or skipped, and cancels only pending or in-progress steps', () => {
+    const step = (status: PlanStep['status']): PlanStep => ({ stepId: status, description: status, status });
+    expect(statusAfterWrite([step('completed'), step('pending')])).to.equal('active');
+    expect(statusAfterWrite([step('skipped'), step('in_progress')])).to.equal('active');
+    expect(statusAfterWrite([step('skipped')])).to.equal('completed');
+    expect(statusAfterWrite([step('pending')], 'failed')).to.equal('failed');
+    const before = ['pending', 'in_progress', 'completed', 'skipped', 'failed'].map((s) =>
+      step(s as PlanStep['status']),
+    );
+    const after = cancelSteps(before);
+    expect(after.map((s) => s.status)).to.deep.equal([
+      'cancelled',
+      'cancelled',
+      'completed',
+      'skipped',
+      'failed',
+    ]);
+    expect(after[0]).to.deep.equal({ stepId: 'pending', description: 'pending', status: 'cancelled' });
+    // The plan as stored is not changed in place.
+    expect(before.map((s) => s.status)).to.deep.equal([
+      'pending',
+      'in_progress',
+      'completed',
+      'skipped',
+      'failed',
+    ]);
+  });
+
+  it('names the plan types a model may choose', () => {
+    expect(refusal(() => parsePlanArgs({ steps: [], type: 'robot' }))).to.equal(
+      'type must be one of general, browser',
+    );
+  });
 });

@@ -39,4 +39,61 @@ describe('webhook signatures (Standard Webhooks)', () => {
     const bodiless = createHmac('sha256', key).update(`${VECTOR.id}.${VECTOR.timestamp}.`).digest('base64');
     expect(refusal({ ...VECTOR, signature: `v1,${bodiless}` }, VECTOR.body)).to.equal('invalid_signature');
   });
+
+  /** The refusal of a delivery of the example body at `at` (ms), as [status code, error code, message]. */
+  function refused(headers: { id?: string; timestamp?: string; signature?: string }, at = AT) {
+    try {
+      verifySignature(VECTOR.secret, headers, Buffer.from(VECTOR.body), 300, at);
+    } catch (err) {
+      const { status, code, message } = err as AppError;
+      return [status, code, message];
+    }
+    return expect.fail('accepted');
+  }
+
+  it('needs all three headers, each on its own', () => {
+    const missing = [
+      401,
+      'invalid_signature',
+      'this webhook needs webhook-id, webhook-timestamp and webhook-signature headers',
+    ];
+    for (const left of ['id', 'timestamp', 'signature'] as const)
+      expect(refused({ ...VECTOR, [left]: '' }), left).to.deep.equal(missing);
+  });
+
+  it('takes a timestamp of 1 to 12 digits only', () => {
+    const bad = [401, 'invalid_signature', 'webhook-timestamp must be Unix seconds'];
+    for (const timestamp of ['x1614265330', '1614265330x', '1614265330.5', '-1614265330', '1234567890123'])
+      expect(refused({ ...VECTOR, timestamp }), timestamp).to.deep.equal(bad);
+  });
+
+  it('accepts a timestamp exactly 300 seconds away, and refuses one a second further as stale', () => {
+    verifySignature(VECTOR.secret, VECTOR, Buffer.from(VECTOR.body), 300, AT + 300_000);
+    verifySignature(VECTOR.secret, VECTOR, Buffer.from(VECTOR.body), 300, AT - 300_000);
+    expect(refused(VECTOR, AT + 301_000)).to.deep.equal([
+      401,
+      'stale_signature',
+      'webhook-timestamp is more than 300 seconds away from now (a replay, or a clock far off)',
+    ]);
+  });
+
+  it('reads only v1 signatures with a value, and accepts the valid one among several', () => {
+    const value = VECTOR.signature.slice('v1,'.length);
+    const mismatch = [
+      401,
+      'invalid_signature',
+      "webhook-signature does not match the body signed with this webhook's secret",
+    ];
+    expect(refused({ ...VECTOR, signature: `v2,${value}` })).to.deep.equal(mismatch);
+    expect(refused({ ...VECTOR, signature: 'v1,' })).to.deep.equal(mismatch);
+    expect(refused({ ...VECTOR, signature: 'v1' })).to.deep.equal(mismatch);
+    // While a secret is rotated, the sender sends several: one valid v1 signature is enough.
+    verifySignature(
+      VECTOR.secret,
+      { ...VECTOR, signature: `v2,${value} v1,AAAA ${VECTOR.signature}` },
+      Buffer.from(VECTOR.body),
+      300,
+      AT,
+    );
+  });
 });
