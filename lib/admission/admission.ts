@@ -145,8 +145,7 @@ export class Admission {
     }
     if (verdict > 0) {
       const full = kinds[verdict - 1]!;
-      this.metrics?.admissionRefused.inc({ organization_id: organizationId, kind: full });
-      throw new BacklogFullError(full, limits[full], this.settings.retryAfterSeconds);
+      this.refuse(organizationId, full, limits[full]);
     }
     if (verdict < 0) return NOTHING_TO_UNDO;
     this.metrics?.admissionAdmitted.inc({ organization_id: organizationId, kind });
@@ -170,9 +169,12 @@ export class Admission {
       return; // admit() decides, and admits when Redis is down
     }
     const full = kinds.find((k, i) => (counts[i] ?? 0) >= limits[k]);
-    if (full === undefined) return;
-    this.metrics?.admissionRefused.inc({ organization_id: organizationId, kind: full });
-    throw new BacklogFullError(full, limits[full], this.settings.retryAfterSeconds);
+    if (full !== undefined) this.refuse(organizationId, full, limits[full]);
+  }
+
+  private refuse(organizationId: string, kind: AdmissionKind, limit: number): never {
+    this.metrics?.admissionRefused.inc({ organization_id: organizationId, kind });
+    throw new BacklogFullError(kind, limit, this.settings.retryAfterSeconds);
   }
 
   /** Counts an execution whose work was admitted upstream: no bound, and never a refusal. */
