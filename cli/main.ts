@@ -14,7 +14,7 @@ const USAGE = `Operator commands (each prints one line of JSON):
   org-public --org ORG_ID --enabled true|false          allow the organization to publish public content
   credits grant --org ORG_ID --amount N [--note TEXT]   add N whole credits; a negative N (--amount=-N) corrects
   credits show --org ORG_ID [--limit N]                 balance, totals, prices, newest usage and grants (N, 20)
-  admission show --org ORG_ID                           per kind of background work: unfinished, bound, oldest age (s)
+  admission show --org ORG_ID                           per kind (background work, turns): unfinished, bound, oldest age (s)
   admission set --org ORG_ID --kind KIND --limit N|default   the organization's own bound of one kind
                                                         (KIND: ${ADMISSION_KINDS.join(', ')})`;
 

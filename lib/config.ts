@@ -176,6 +176,7 @@ const schema = z.object({
     .string()
     .regex(/^[A-Za-z0-9*'.:/ -]+$/, 'APP_FRAME_ANCESTORS must be CSP source expressions')
     .default("'self'"),
+  /** Chat turns one organization may have running (the `turns` kind of admission below). */
   MAX_CONCURRENT_TURNS_PER_ORG: z.coerce.number().int().positive().default(20),
   // Admission (README "Admission"): each organization's unfinished background work of each kind; past it, intake
   // answers 429 and a schedule fire is recorded as skipped. Operators override them per organization
@@ -358,6 +359,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
         ingestions: c.ADMISSION_MAX_INGESTIONS,
         schedule_fires: c.ADMISSION_MAX_SCHEDULE_FIRES,
         analyses: c.ADMISSION_MAX_ANALYSES,
+        turns: c.MAX_CONCURRENT_TURNS_PER_ORG,
       },
       retryAfterSeconds: c.ADMISSION_RETRY_AFTER_SECONDS,
       reconcileIntervalMs: c.ADMISSION_RECONCILE_INTERVAL_MS,
@@ -436,7 +438,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     jsonBodyLimit: c.JSON_BODY_LIMIT,
     tableQueryTimeoutMs: c.TABLE_QUERY_TIMEOUT_MS,
     tablePageMaxBytes: c.TABLE_PAGE_MAX_BYTES,
-    maxConcurrentTurnsPerOrg: c.MAX_CONCURRENT_TURNS_PER_ORG,
     chains: {
       model: c.CHAIN_MODEL,
       fanOutBatch: c.CHAIN_FANOUT_BATCH,

@@ -65,7 +65,6 @@ export interface ServiceDeps {
     Config,
     | 'tableQueryTimeoutMs'
     | 'tablePageMaxBytes'
-    | 'maxConcurrentTurnsPerOrg'
     | 'credits'
     | 'chainGeneration'
     | 'chains'
@@ -94,14 +93,6 @@ export function createServices(deps: ServiceDeps) {
   const access = new AgentAccess(repos);
   const agents = new AgentsService(repos, access, config.agentEmailDomains);
   const kbAccess = new KbAccess(repos, access);
-  const conversations = new ConversationsService(
-    repos,
-    temporal,
-    access,
-    outbound,
-    config.maxConcurrentTurnsPerOrg,
-  );
-  const chains = new ChainsService(repos, config.chains.schemaMaxNodes);
   const admission = new Admission(
     deps.redis,
     repos,
@@ -109,6 +100,8 @@ export function createServices(deps: ServiceDeps) {
     deps.logger.child({ feature: 'admission' }),
     deps.metrics,
   );
+  const conversations = new ConversationsService(repos, temporal, access, outbound, admission);
+  const chains = new ChainsService(repos, config.chains.schemaMaxNodes);
   const chainRuns = new ChainRunsService(repos, temporal, chains, admission, config.chains.fanOutMax);
   const workflows = deps.workflows ?? new ChainWorkflowCatalog(repos, chainRuns);
   const credits = new CreditsService(repos, config.credits, deps.metrics);

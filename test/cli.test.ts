@@ -79,7 +79,7 @@ describe('operator CLI', () => {
     expect(shown.chain_runs).to.include({ unfinished: 1, limit: 1 });
     const reset = await setLimit('chain_runs', 'default');
     expect(reset.chain_runs!.limit).to.equal(env.config.admission.limits.chain_runs);
-    const refused = await setLimit('turns', '5')
+    const refused = await setLimit('messages', '5')
       .then(() => undefined)
       .catch((err: { code?: number; stderr?: string }) => err);
     expect(refused?.code).to.equal(2);

@@ -211,7 +211,8 @@ describe('conversations and turns', () => {
   });
 
   it("refuses a turn beyond the organization's running-turn limit with 429 and Retry-After", async () => {
-    const services = createServices({ ...env.deps, config: { ...env.config, maxConcurrentTurnsPerOrg: 1 } });
+    const admission = { ...env.config.admission, limits: { ...env.config.admission.limits, turns: 1 } };
+    const services = createServices({ ...env.deps, config: { ...env.config, admission } });
     const app = createApp({ ...env.deps, services });
     const send = (body: object) =>
       request(app)

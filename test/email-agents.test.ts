@@ -6,6 +6,7 @@ import type Mail from 'nodemailer/lib/mailer';
 import { WORKFLOWS, workflowIds, type InboundEmailInput, type InboundEmailResult } from '@contracts';
 import { startInboundMail } from '@lib/email-agents/listen';
 import { messageKeyOf } from '@lib/email-agents/mime';
+import { createTestAgent } from './helpers/agents';
 import type { TestEnv } from './helpers/env';
 import { testEnv } from './helpers/env';
 import { recordHistory } from './helpers/histories';
@@ -350,6 +351,36 @@ describe('email-driven agents', () => {
     });
     expect(again).to.deep.equal({ status: 'duplicate', reason: 'this message was delivered before' });
     expect(await repliesTo(org.chat.email)).to.have.length(1);
+  });
+
+  it("counts a mail's turn among the organization's running turns, and never refuses it", async () => {
+    const admission = env.deps.services.admission;
+    const runningTurns = async () => (await admission.usage(org.organizationId)).turns.unfinished;
+    const agent = await mailAgent(org, { emailFilters: 'all' });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    env.llm.on({ model: agent.model }, async () => {
+      await held;
+      return { content: 'Counted.' };
+    });
+    // The organization is at its bound: the mail is still answered, and its turn takes the one slot.
+    await admission.setLimit(org.organizationId, 'turns', 1);
+    try {
+      const messageId = `<t-${rand()}@example.test>`;
+      await send({ from: org.chat.email, to: agent.address, subject: 'Count me', text: 'hi', messageId });
+      await eventually(async () => (await runningTurns()) === 1);
+      const { agentId: person } = await createTestAgent(env, org.organizationId);
+      const refused = await as(env, org.owner.token)
+        .post(org.path('/conversations'), { agentId: person, message: 'me too' })
+        .expect(429);
+      expect(refused.body.error.code).to.equal('too_many_turns');
+      release();
+      expect((await outcome(org, agent, messageId)).status).to.equal('replied');
+      await eventually(async () => (await runningTurns()) === 0);
+    } finally {
+      release();
+      await admission.setLimit(org.organizationId, 'turns', null);
+    }
   });
 
   it('keeps organizations apart: membership, threads and conversations belong to one organization', async () => {

@@ -7,21 +7,21 @@ import {
 } from '@temporalio/workflow';
 import { SEARCH_ATTRIBUTE_KEYS } from '@contracts';
 
-/** Reported to the worker (worker/admission-sink.ts) when an execution ends; it frees the execution's admission
- * slot, if it holds one (README "Admission"). */
+/** Reported to the worker (worker/admission-sink.ts) when an execution starts and ends: it counts the execution
+ * against its organization's bound of its kind, if it has one, and frees its slot (README "Admission"). */
 export interface AdmissionSinks extends Sinks {
-  /** An execution of the organization ended (its type and id travel with the sink call). */
-  admission: { ended(organizationId: string): void };
+  /** An execution of the organization started or ended (its type and id travel with the sink call). */
+  admission: { started(organizationId: string): void; ended(organizationId: string): void };
 }
 
 const { admission } = proxySinks<AdmissionSinks>();
 
-function ended() {
+function report(event: 'started' | 'ended') {
   const info = workflowInfo();
-  // A replayed end was reported when it happened (a replayer, as in the replay tests, has no such sink).
+  // A replayed start or end was reported when it happened (a replayer, as in the replay tests, has no such sink).
   if (info.unsafe.isReplaying) return;
   const organizationId = info.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.organizationId);
-  if (organizationId) admission.ended(organizationId);
+  if (organizationId) admission[event](organizationId);
 }
 
 /**
@@ -34,12 +34,14 @@ export const interceptors: WorkflowInterceptorsFactory = () => ({
   inbound: [
     {
       async execute(input, next) {
+        // What the API started was counted before it started; an inbound mail's turn (a child) is counted here.
+        report('started');
         try {
           const result = await next(input);
-          ended();
+          report('ended');
           return result;
         } catch (err) {
-          if (err instanceof TemporalFailure) ended();
+          if (err instanceof TemporalFailure) report('ended');
           throw err;
         }
       },

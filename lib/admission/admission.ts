@@ -51,6 +51,20 @@ export class BacklogFullError extends TooManyRequestsError {
   }
 }
 
+/** What a refused turn's Retry-After says: turns take seconds. */
+const TURN_RETRY_AFTER_SECONDS = 5;
+
+/** 429 `too_many_turns`: the organization has `limit` chat turns running. */
+export class TooManyTurnsError extends TooManyRequestsError {
+  constructor(readonly limit: number) {
+    super(
+      `this organization already has ${limit} turns running (at most ${limit}); retry shortly`,
+      TURN_RETRY_AFTER_SECONDS,
+      'too_many_turns',
+    );
+  }
+}
+
 /** What an admitted start holds: undo() gives the slot back when the start did not happen (or found an
  * execution already there) and only if this admission took it. */
 export interface Slot {
@@ -70,8 +84,8 @@ export async function undoOnFailure<T>(slot: Slot | undefined, write: () => Prom
 }
 
 /**
- * Admission of background work (README "Admission"): each organization has at most `limit` unfinished executions
- * of each kind. Intake admits before it starts the workflow and answers 429 with Retry-After beyond the bound;
+ * Admission of background work and chat turns (README "Admission"): each organization has at most `limit`
+ * unfinished executions of each kind. Intake admits before it starts the workflow and answers 429 with Retry-After beyond the bound;
  * work already accepted upstream (a delivery's handler runs) is recorded without a bound. The worker releases an
  * execution when it ends (worker/admission-sink.ts), and reconcile() removes what a crash left behind. When
  * Redis cannot be reached, work is admitted: refusing every sender is worse than letting a burst through.
@@ -174,6 +188,7 @@ export class Admission {
 
   private refuse(organizationId: string, kind: AdmissionKind, limit: number): never {
     this.metrics?.admissionRefused.inc({ organization_id: organizationId, kind });
+    if (kind === 'turns') throw new TooManyTurnsError(limit);
     throw new BacklogFullError(kind, limit, this.settings.retryAfterSeconds);
   }
 

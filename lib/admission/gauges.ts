@@ -44,7 +44,7 @@ export function registerAdmissionGauges(registry: Registry, redis: Redis) {
   const labelNames = ['organization_id', 'kind'] as const;
   new Gauge({
     name: 'admission_backlog',
-    help: 'Unfinished background executions counted against the bound, by organization and kind',
+    help: 'Unfinished executions (background work, turns) counted against the bound, by organization and kind',
     labelNames,
     registers: [registry],
     async collect() {
@@ -55,7 +55,7 @@ export function registerAdmissionGauges(registry: Registry, redis: Redis) {
   });
   new Gauge({
     name: 'admission_oldest_age_seconds',
-    help: 'Age of the oldest unfinished background execution, by organization and kind',
+    help: 'Age of the oldest unfinished execution (background work, turns), by organization and kind',
     labelNames,
     registers: [registry],
     async collect() {

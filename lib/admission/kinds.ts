@@ -1,8 +1,8 @@
 import { WORKFLOWS } from '@contracts';
 
 /**
- * The kinds of background work an organization's intake is bounded by (README "Admission"), each counted by the
- * executions of one workflow type that are admitted and not finished yet.
+ * The kinds of work an organization's intake is bounded by (README "Admission"), each counted by the executions
+ * of one workflow type that are admitted and not finished yet: the background kinds, and chat turns.
  */
 export const ADMISSION_KINDS = [
   'webhook_deliveries',
@@ -10,6 +10,7 @@ export const ADMISSION_KINDS = [
   'ingestions',
   'schedule_fires',
   'analyses',
+  'turns',
 ] as const;
 export type AdmissionKind = (typeof ADMISSION_KINDS)[number];
 
@@ -20,6 +21,7 @@ export const KIND_WORKFLOW: Record<AdmissionKind, string> = {
   ingestions: WORKFLOWS.ingestFile,
   schedule_fires: WORKFLOWS.scheduleFire,
   analyses: WORKFLOWS.analysis,
+  turns: WORKFLOWS.turn,
 };
 
 const WORKFLOW_KIND = new Map(
@@ -28,6 +30,13 @@ const WORKFLOW_KIND = new Map(
 
 /** The kind an execution of this workflow type counts as, if any. */
 export const kindOfWorkflow = (workflowType: string) => WORKFLOW_KIND.get(workflowType);
+
+/**
+ * Kinds the worker counts when an execution starts, for what no intake counted: an inbound mail's turn, a child
+ * workflow. Not the others: a schedule fire admits itself in its first activity, which a count taken at its start
+ * would let through unbounded.
+ */
+export const COUNTED_WHEN_STARTED: ReadonlySet<AdmissionKind> = new Set(['turns']);
 
 export type AdmissionLimits = Record<AdmissionKind, number>;
 

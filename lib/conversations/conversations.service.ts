@@ -9,10 +9,11 @@ import {
   type TurnSetup,
   type TurnWorkflow,
 } from '@contracts';
+import type { Admission } from '@lib/admission/admission';
 import type { AgentAccess } from '@lib/agents/agent-access';
 import { removeConversationAnalyses } from '@lib/analyses/analysis-runs';
 import type { RequestContext } from '@lib/auth/context';
-import { badRequest, conflict, notFound, TooManyRequestsError } from '@lib/errors';
+import { badRequest, conflict, notFound } from '@lib/errors';
 import { BlockedAddressError, type OutboundClient } from '@lib/http/outbound';
 import { page, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
@@ -35,8 +36,6 @@ export interface ConversationCreateBody {
 }
 
 const TITLE_LENGTH = 60;
-/** What a refused turn's Retry-After says: turns take seconds. */
-const TURN_RETRY_AFTER_SECONDS = 5;
 
 /** A title from the first words of the message, cut at a word boundary. */
 export function titleFrom(message: string | undefined): string {
@@ -81,28 +80,9 @@ export class ConversationsService {
     private readonly temporal: TemporalDeps,
     private readonly access: AgentAccess,
     private readonly outbound: OutboundClient,
-    /** Turns one organization may have running at once. */
-    private readonly maxConcurrentTurns: number,
+    /** Counts the organization's running turns (the `turns` kind, MAX_CONCURRENT_TURNS_PER_ORG). */
+    private readonly admission: Admission,
   ) {}
-
-  /**
-   * Refuses a new turn while the organization has maxConcurrentTurns running (Temporal's visibility store
-   * counts them by workflow id prefix, so the limit holds across API replicas; requests racing for the last
-   * slot may exceed it by a few). A retried request is refused like a new one and answered once later.
-   */
-  private async checkTurnCapacity(ctx: RequestContext) {
-    const { count } = await this.temporal.client.workflow.count(
-      `WorkflowType = '${WORKFLOWS.turn}' AND ExecutionStatus = 'Running' AND ` +
-        `WorkflowId STARTS_WITH '${workflowIds.turnPrefix(ctx.organizationId)}'`,
-    );
-    if (count >= this.maxConcurrentTurns) {
-      throw new TooManyRequestsError(
-        `this organization already has ${count} turns running (at most ${this.maxConcurrentTurns}); retry shortly`,
-        TURN_RETRY_AFTER_SECONDS,
-        'too_many_turns',
-      );
-    }
-  }
 
   private repo(ctx: RequestContext) {
     return this.repos.tenant(ctx.organizationId).conversations;
@@ -164,8 +144,11 @@ export class ConversationsService {
    */
   async create(ctx: RequestContext, body: ConversationCreateBody, opts: { background?: boolean } = {}) {
     if (body.callbackUrl) await this.checkCallbackUrl(body.callbackUrl);
-    // The turn limit is counted while the conversation or agent is read, and checked before anything is written.
-    const capacity = body.message ? this.checkTurnCapacity(ctx) : Promise.resolve();
+    // The turn limit is read while the conversation or agent is read, and checked before anything is written
+    // (one Redis read; requests racing for the last turn may pass it by a few, as its slot is taken at the start).
+    const capacity = body.message
+      ? this.admission.refuseIfFull(ctx.organizationId, ['turns'])
+      : Promise.resolve();
     capacity.catch(() => undefined); // awaited below; a failed read must not leave it unhandled
     const repo = this.repo(ctx);
     const requestId = body.requestId ?? randomUUID();
@@ -216,25 +199,28 @@ export class ConversationsService {
       // The message is stored: the turn starts while the conversation records it (a repeat records it again).
       const recorded = repo.recordLastMessage(conversationId, message.createdAt);
       recorded.catch(() => undefined); // awaited below; a failed start must not leave it unhandled
-      await startIdempotent<TurnWorkflow>(this.temporal, WORKFLOWS.turn, {
-        workflowId: workflowIds.turn(ctx.organizationId, conversationId, requestId),
-        // A requestId answers once, even after its turn completed.
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        attributes: { organizationId: ctx.organizationId, agentId: conversation.agentId },
-        interactive: !opts.background,
-        args: [
-          {
-            organizationId: ctx.organizationId,
-            conversationId,
-            agentId: conversation.agentId,
-            requestId,
-            userId: ctx.userId,
-            callbackUrl: body.callbackUrl,
-            frontendTools: body.frontendTools,
-            setup: opening && handedOverSetup({ ...opening, ctx, conversationId, body }),
-          },
-        ],
-      });
+      const workflowId = workflowIds.turn(ctx.organizationId, conversationId, requestId);
+      await this.admission.startCounted(ctx.organizationId, 'turns', workflowId, () =>
+        startIdempotent<TurnWorkflow>(this.temporal, WORKFLOWS.turn, {
+          workflowId,
+          // A requestId answers once, even after its turn completed.
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          attributes: { organizationId: ctx.organizationId, agentId: conversation.agentId },
+          interactive: !opts.background,
+          args: [
+            {
+              organizationId: ctx.organizationId,
+              conversationId,
+              agentId: conversation.agentId,
+              requestId,
+              userId: ctx.userId,
+              callbackUrl: body.callbackUrl,
+              frontendTools: body.frontendTools,
+              setup: opening && handedOverSetup({ ...opening, ctx, conversationId, body }),
+            },
+          ],
+        }),
+      );
       written = await recorded;
     }
     const fresh = written ?? (await repo.get(conversationId)) ?? conversation;
