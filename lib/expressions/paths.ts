@@ -102,6 +102,13 @@ export function pathProblem(path: string): string | null {
   }
 }
 
+/**
+ * A slice ending at 0 (`[0:0]`, `[2:0]`, `[:0]`) selects nothing, as in RFC 9535 and JavaScript's slice().
+ * jsonpath-plus reads an end of 0 as "to the end": a fan-out meant to cover nothing would run over, and bill,
+ * every element.
+ */
+const endsAtZero = (slice: string) => /^-?0+$/u.test(slice.split(':')[1] ?? '');
+
 /** Every value the path selects in the state, within the budget (BudgetExceededError beyond it). */
 export function selectPath(path: string, state: Record<string, unknown>): unknown[] {
   const limits = expressionLimits();
@@ -112,12 +119,20 @@ export function selectPath(path: string, state: Record<string, unknown>): unknow
   );
   boundCache();
   const evaluation = JSONPath({ path, json: state, wrap: true, eval: ReadOnlyScript, autostart: false });
-  // Every node the evaluation visits goes through _trace (jsonpath-plus 10.3.0, pinned).
-  const traced = evaluation as unknown as { _trace: (...args: unknown[]) => unknown };
+  // Every node the evaluation visits goes through _trace, and every slice through _slice (jsonpath-plus 10.3.0,
+  // pinned).
+  const traced = evaluation as unknown as {
+    _trace: (...args: unknown[]) => unknown;
+    _slice: (loc: string, ...args: unknown[]) => unknown;
+  };
   const trace = traced._trace;
   traced._trace = function (this: unknown, ...args: unknown[]) {
     budget.tick();
     return trace.apply(this, args);
+  };
+  const slice = traced._slice;
+  traced._slice = function (this: unknown, loc: string, ...args: unknown[]) {
+    return endsAtZero(loc) ? [] : slice.call(this, loc, ...args);
   };
   const outer = active;
   active = budget;

@@ -71,8 +71,8 @@ function reference(value: unknown, s: Selector): Expected {
     case 'wildcard':
       return { elements: children };
     case 'slice':
-      // jsonpath-plus (the dialect the README names) reads an end of 0 as "to the end": [0:0] is [0:]
-      return { elements: arr ? arr.slice(s.from, s.to === 0 ? arr.length : s.to) : [] };
+      // As JavaScript slices, so a slice ending at 0 selects nothing (README "Action chains").
+      return { elements: arr ? arr.slice(s.from, s.to) : [] };
     case 'union':
       return { elements: s.indexes.flatMap(at) };
     case 'above':
