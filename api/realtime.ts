@@ -58,8 +58,10 @@ function reply(ack: unknown, error?: unknown) {
  * fan out through Redis, so a worker can publish and any API replica delivers.
  */
 export function attachRealtime(httpServer: HttpServer, deps: Deps) {
-  const pub = deps.redis.duplicate();
-  const sub = deps.redis.duplicate();
+  // The adapter's connections subscribe and publish for the life of the process; its commands are not a
+  // request's, and a subscription failed on a deadline (a busy event loop at start) would crash the process.
+  const pub = deps.redis.duplicate({ commandTimeout: undefined });
+  const sub = deps.redis.duplicate({ commandTimeout: undefined });
   const io = new Server<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>(
     httpServer,
     { adapter: createAdapter(pub, sub), serveClient: false },

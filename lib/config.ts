@@ -76,6 +76,20 @@ const schema = z.object({
 
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
 
+  // Deadlines on every dependency (README "When a dependency is down"): a server that stops answering (a network
+  // partition, a frozen process, a stuck disk) fails a call after this long instead of holding it for good.
+  /** A Temporal call (starts, signals, visibility, schedules; not the long polls that wait for a result). */
+  TEMPORAL_RPC_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10_000),
+  /** A database socket with nothing to read this long fails its operation (above TABLE_QUERY_TIMEOUT_MS). */
+  DB_SOCKET_TIMEOUT_MS: z.coerce.number().int().min(1000).default(15_000),
+  /** A Redis command (Redis is an optimization: what it answers not in time is done without it). Well above an
+   * event loop's pauses: a timer due with the reply fires first and fails a command that was answered. */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  /** An object-store request: this long without a byte either way fails an attempt (the SDK makes three). */
+  S3_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10_000),
+  /** Connecting to the mail relay, its greeting, and then this long without a byte either way. */
+  SMTP_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
+
   SMTP_URL: z.string().min(1).default('smtp://127.0.0.1:2525'),
   MAIL_FROM: z.string().min(3).default('Agent Workspace <no-reply@agent-workspace.local>'),
   /** The inbound SMTP listener for agents' addresses: the API process listens on this port when it is set. */
@@ -321,6 +335,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     throw new Error(`invalid configuration: ${problems}`);
   }
   const c = parsed.data;
+  if (c.DB_SOCKET_TIMEOUT_MS <= c.TABLE_QUERY_TIMEOUT_MS) {
+    throw new Error(
+      'invalid configuration: DB_SOCKET_TIMEOUT_MS must be longer than TABLE_QUERY_TIMEOUT_MS (a slow row query ' +
+        'would fail as an unreachable database instead of a 400 query_timeout)',
+    );
+  }
   if (Boolean(c.INBOUND_SMTP_TLS_KEY_FILE) !== Boolean(c.INBOUND_SMTP_TLS_CERT_FILE)) {
     throw new Error(
       'invalid configuration: INBOUND_SMTP_TLS_KEY_FILE and INBOUND_SMTP_TLS_CERT_FILE go together',
@@ -344,6 +364,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       namespace: c.TEMPORAL_NAMESPACE,
       taskQueue: c.TEMPORAL_TASK_QUEUE,
       uiUrl: c.TEMPORAL_UI_URL,
+      rpcTimeoutMs: c.TEMPORAL_RPC_TIMEOUT_MS,
       maxConcurrentActivities: c.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentWorkflowTasks: c.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       backgroundSlotsWhileInteractive: c.WORKER_BACKGROUND_SLOTS_WHILE_INTERACTIVE,
@@ -372,6 +393,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       secretAccessKey: c.S3_SECRET_ACCESS_KEY,
       forcePathStyle: c.S3_FORCE_PATH_STYLE ?? Boolean(c.S3_ENDPOINT),
       publicEndpoint: c.S3_PUBLIC_ENDPOINT,
+      requestTimeoutMs: c.S3_REQUEST_TIMEOUT_MS,
     },
     kb: {
       maxFileBytes: c.KB_MAX_FILE_BYTES,
@@ -395,7 +417,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     vectors: vectorSettings(c),
     redisUrl: c.REDIS_URL,
-    mail: { smtpUrl: c.SMTP_URL, from: c.MAIL_FROM },
+    redisCommandTimeoutMs: c.REDIS_COMMAND_TIMEOUT_MS,
+    dbSocketTimeoutMs: c.DB_SOCKET_TIMEOUT_MS,
+    mail: { smtpUrl: c.SMTP_URL, from: c.MAIL_FROM, timeoutMs: c.SMTP_TIMEOUT_MS },
     agentEmailDomains: hostList('AGENT_EMAIL_DOMAINS', c.AGENT_EMAIL_DOMAINS),
     inboundEmail: {
       trustedRelays: hostList('INBOUND_TRUSTED_RELAYS', c.INBOUND_TRUSTED_RELAYS),

@@ -1,5 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type OpenAI from 'openai';
 import { Authenticator } from './auth/authenticator';
 import { SharedCredentialCache } from './auth/credential-cache';
@@ -14,6 +14,7 @@ import { createMetrics, type Metrics } from './observability/metrics';
 import type { Tracing } from './observability/tracing';
 import { createRealtimeEmitter, type RealtimeEmitter } from './realtime/emitter';
 import { MODELS, Repositories } from './repositories';
+import { createRedis } from './redis';
 import { createS3Client } from './s3';
 import { createEmbedder } from './embeddings/create-embedder';
 import { Embedders } from './embeddings/embedders';
@@ -80,15 +81,11 @@ export async function createDeps(
           serviceName: serviceName ?? `agent-workspace-${processName}`,
         })
       : undefined);
-  const db = await Database.connect(config.mongodbUri, MODELS);
+  const db = await Database.connect(config.mongodbUri, MODELS, config.dbSocketTimeoutMs);
   const tokens = new TokenService(config.auth.jwtSecret, config.auth.issuer, config.auth.sessionTtlSeconds);
   const temporal = createTemporalClient(config.temporal, { metrics, tracing });
   const outbound = createOutboundClient({ allowPrivate: config.allowPrivateOutbound });
-  const redis = new Redis(config.redisUrl, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 2,
-    enableOfflineQueue: true,
-  });
+  const redis = createRedis(config.redisUrl, config.redisCommandTimeoutMs);
   redis.on('error', (err: Error) => logger.warn({ err }, 'redis error'));
   const credentials = new SharedCredentialCache(redis, config.auth.credentialCacheTtlMs, logger);
   const repos = new Repositories(db, (organizationId) => credentials.changed(organizationId));
@@ -136,7 +133,7 @@ export async function createDeps(
     redis,
     realtime,
     llm,
-    mailer: createMailer(config.mail.smtpUrl, config.mail.from),
+    mailer: createMailer(config.mail.smtpUrl, config.mail.from, config.mail.timeoutMs),
     outbound,
     objects,
     embedders,

@@ -71,7 +71,13 @@ export class ModelError extends AppError {
 }
 
 /** The backing services whose outage makes a request impossible for now (`/healthz` names them too). */
-export type Dependency = 'database' | 'temporal';
+export type Dependency = 'database' | 'temporal' | 'storage';
+
+const DEPENDENCY_NAMES: Record<Dependency, string> = {
+  database: 'database',
+  temporal: 'workflow service (Temporal)',
+  storage: 'object store (S3)',
+};
 
 /**
  * 503: a backing service is down or unreachable. Nothing was accepted; the same request (with the same
@@ -81,7 +87,7 @@ export class ServiceUnavailableError extends AppError {
   constructor(
     readonly dependency: Dependency,
     readonly retryAfterSeconds = SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS,
-    message = `the ${dependency === 'database' ? 'database' : 'workflow service (Temporal)'} is unavailable; retry shortly`,
+    message = `the ${DEPENDENCY_NAMES[dependency]} is unavailable; retry shortly`,
   ) {
     super(503, 'service_unavailable', message);
     this.name = 'ServiceUnavailableError';
@@ -102,16 +108,25 @@ const MONGO_UNAVAILABLE = new Set([
 ]);
 // gRPC statuses for "the server is not there or did not answer in time": UNAVAILABLE and DEADLINE_EXCEEDED.
 const GRPC_UNAVAILABLE = new Set([14, 4]);
+// The object store's client (the AWS SDK, whose errors carry `$metadata`) when the store did not answer: its
+// HTTP handler's deadlines, and the connection refused or cut.
+const STORAGE_UNAVAILABLE = new Set(['TimeoutError', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
 
 /**
- * Which backing service an error says is unreachable, if any: the one place that knows the MongoDB driver's and
- * Temporal's (gRPC's) ways of saying so. Looks through `cause` chains (Temporal's client wraps the gRPC error
+ * Which backing service an error says is unreachable, if any: the one place that knows the MongoDB driver's,
+ * Temporal's (gRPC's) and the object store client's ways of saying so. Looks through `cause` chains (Temporal's client wraps the gRPC error
  * in a ServiceError).
  */
 export function unavailableDependency(err: unknown): Dependency | undefined {
   for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     if (e instanceof ServiceUnavailableError) return e.dependency;
     if (MONGO_UNAVAILABLE.has(e.name)) return 'database';
+    const aws = e as Error & { $metadata?: unknown; code?: unknown };
+    if (
+      typeof aws.$metadata === 'object' &&
+      (STORAGE_UNAVAILABLE.has(e.name) || STORAGE_UNAVAILABLE.has(String(aws.code)))
+    )
+      return 'storage';
     const grpc = e as Error & { code?: unknown; details?: unknown; metadata?: unknown };
     if (
       typeof grpc.code === 'number' &&

@@ -123,6 +123,9 @@ export class SharedCredentialCache extends CredentialCache {
       lazyConnect: false,
       autoResubscribe: false,
       connectionName: this.connectionName,
+      // A subscriber waits for messages by design: no command deadline (a subscription that failed on one would
+      // leave the cache unused until the next reconnect).
+      commandTimeout: undefined,
     });
     this.subscriber = sub;
     sub.on('error', (err: Error) => this.logger.warn({ err }, 'credential change subscriber error'));

@@ -70,12 +70,16 @@ const SERVER_SELECTION_TIMEOUT_MS = 5_000;
 export class Database {
   private constructor(readonly connection: Connection) {}
 
-  static async connect(uri: string, models: readonly ModelDef[]): Promise<Database> {
+  static async connect(uri: string, models: readonly ModelDef[], socketTimeoutMS: number): Promise<Database> {
     const connection = mongoose.createConnection(uri, {
       // While the database is unreachable an operation waits this long for it, then fails with a server
       // selection error (a 503 from the API, a retried activity in the worker); the driver reconnects by
       // itself when it is back. No mongoose buffering: it would add a second, longer wait of its own.
       serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
+      // A database that stops answering on an open connection (frozen, partitioned): the operation fails after
+      // this long without a byte (DB_SOCKET_TIMEOUT_MS), and so does connecting.
+      socketTimeoutMS,
+      connectTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
       bufferCommands: false,
       autoIndex: true,
     });

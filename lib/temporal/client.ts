@@ -8,6 +8,7 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
+import { InterceptingCall, type Interceptor } from '@grpc/grpc-js';
 import type { Metrics } from '@lib/observability/metrics';
 import type { Tracing } from '@lib/observability/tracing';
 import { searchAttributePairs, type RunAttributes } from './contracts/search-attributes';
@@ -16,6 +17,32 @@ export interface TemporalSettings {
   address: string;
   namespace: string;
   taskQueue: string;
+  /** The deadline of a call (TEMPORAL_RPC_TIMEOUT_MS), the long polls below excepted. */
+  rpcTimeoutMs: number;
+}
+
+/** Calls that wait for an outcome on purpose (a result, an update's reply): the caller bounds them itself. */
+const LONG_POLLS = new Set(
+  ['GetWorkflowExecutionHistory', 'UpdateWorkflowExecution', 'PollWorkflowExecutionUpdate'].map(
+    (method) => `/temporal.api.workflowservice.v1.WorkflowService/${method}`,
+  ),
+);
+
+/**
+ * A deadline on every call that has none (README "When a dependency is down"): a Temporal server that stops
+ * answering on an open connection (frozen, partitioned) would otherwise hold the call, and the request, for
+ * good. Outermost, so the retries of an unreachable server share it: the call fails with DEADLINE_EXCEEDED,
+ * which the API answers with a 503.
+ */
+function deadlineInterceptor(timeoutMs: number): Interceptor {
+  return (options, nextCall) =>
+    new InterceptingCall(
+      nextCall(
+        options.deadline || LONG_POLLS.has(options.method_definition.path)
+          ? options
+          : { ...options, deadline: Date.now() + timeoutMs },
+      ),
+    );
 }
 
 /**
@@ -53,7 +80,10 @@ export function createTemporalClient(
 ) {
   const connection = Connection.lazy({
     address: settings.address,
-    interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: RPC_ATTEMPTS }))],
+    interceptors: [
+      deadlineInterceptor(settings.rpcTimeoutMs),
+      makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: RPC_ATTEMPTS })),
+    ],
   });
   const workflow: WorkflowClientInterceptor[] = [];
   if (observe.metrics) workflow.push(countStarts(observe.metrics));

@@ -49,6 +49,7 @@ describe('errors of an unreachable database or Temporal', () => {
       address: `127.0.0.1:${port}`,
       namespace: 'default',
       taskQueue: 'q',
+      rpcTimeoutMs: 10_000,
     });
     temporalError = await temporal.client.workflow
       .start('nothing', { workflowId: 'w', taskQueue: 'q', args: [] })
