@@ -152,6 +152,14 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
     });
   };
 
+  /** Sends one server a signal and returns at once: SIGSTOP freezes it (its sockets stay open, nothing answers),
+   * SIGCONT thaws it. */
+  const signal = (name, sig) => {
+    const entry = children.find((c) => c.name === name);
+    if (!entry) throw new Error(`no server named ${name} in this stack`);
+    entry.child.kill(sig);
+  };
+
   /** Starts a killed server again, with the same arguments and data, and waits until it answers. */
   const restart = async (name) => {
     const spec = specs.get(name);
@@ -334,7 +342,7 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
   }
-  return { env: out, stop, kill, restart };
+  return { env: out, stop, kill, restart, signal };
 }
 
 // weed mini opens its S3 port before the bucket given by -bucket exists.

@@ -9,7 +9,8 @@ import { eventually } from './helpers/wait';
 import { interactiveTaskQueue } from '@lib/temporal/client';
 
 // Issue 16, operations: with turns, ingestions and webhook deliveries in flight, the API, the worker, Temporal and
-// the database are killed (SIGKILL) one at a time and started again. Nothing accepted is lost, every run ends,
+// the database are killed (SIGKILL) one at a time and started again; Temporal and the database are also frozen
+// (SIGSTOP), which only a deadline on every call turns into an answer. Nothing accepted is lost, every run ends,
 // and while Temporal or the database is down the API answers 503 with the error body. The test has a stack of
 // its own (both on disk), so killing them disturbs no other test file.
 
@@ -142,6 +143,25 @@ describe('fault injection: the API, the worker, Temporal and the database killed
     await deliver('refused-temporal').expect(200, {});
     events.push('refused-temporal');
 
+    // 3b. Temporal frozen (SIGSTOP: its sockets stay open and nothing answers): a call that needs it fails at
+    // its deadline (TEMPORAL_RPC_TIMEOUT_MS) with a 503 instead of holding the request; the rest answers.
+    await submitWork('frozen-temporal');
+    faults.freeze('temporal');
+    try {
+      expectUnavailable(await postTurn('refused-frozen-temporal'));
+      await owner.get(org.path()).expect(200);
+    } finally {
+      faults.thaw('temporal');
+    }
+    await healthy();
+    // The refused turn, sent again: its start may have reached Temporal after all, and still runs once.
+    const resent = await postTurn('refused-frozen-temporal').expect(201);
+    turns.push({
+      message: 'refused-frozen-temporal',
+      requestId: resent.body.requestId,
+      conversationId: resent.body.conversationId,
+    });
+
     // 4. The database.
     await submitWork('database');
     await inFlight('database');
@@ -154,6 +174,16 @@ describe('fault injection: the API, the worker, Temporal and the database killed
     expect(dbDown?.body.failing).to.deep.equal(['mongo']);
     await faults.restart('mongo-h2');
     // Neither the API nor the worker is restarted: both reconnect by themselves.
+    await healthy();
+
+    // 4b. The database frozen: a read that needs it fails at its deadline (DB_SOCKET_TIMEOUT_MS) with a 503.
+    await submitWork('frozen-database');
+    faults.freeze('mongo-h2');
+    try {
+      expectUnavailable(await owner.get(org.path()));
+    } finally {
+      faults.thaw('mongo-h2');
+    }
     await healthy();
     await submitWork('after');
 

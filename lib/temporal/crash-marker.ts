@@ -51,7 +51,26 @@ export async function withCrashMarker<T>(
   try {
     return await work(crashed);
   } finally {
-    await store.write(null);
+    await clear(store);
+  }
+}
+
+/**
+ * Pauses between tries to clear a marker the store did not take (the database unreachable or frozen for a
+ * while), about a minute in all: a marker left behind would count this attempt's visible failure as a crash.
+ */
+const CLEAR_RETRY_DELAYS_MS = [500, 1000, 2000, 4000, 8000, 15_000, 30_000];
+
+async function clear(store: CrashMarkerStore) {
+  for (let i = 0; ; i++) {
+    try {
+      await store.write(null);
+      return;
+    } catch (err) {
+      const delay = CLEAR_RETRY_DELAYS_MS[i];
+      if (delay === undefined) throw err;
+      await Context.current().sleep(delay); // ends early when the attempt is cancelled
+    }
   }
 }
 

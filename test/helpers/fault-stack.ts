@@ -20,9 +20,14 @@ interface StackHandle {
   stop: () => Promise<void>;
   kill: (name: StackServer, signal?: NodeJS.Signals) => Promise<void>;
   restart: (name: StackServer) => Promise<void>;
+  signal: (name: StackServer, signal: NodeJS.Signals) => void;
 }
 
-export interface FaultStack extends Omit<StackHandle, 'env'> {
+export interface FaultStack extends Omit<StackHandle, 'env' | 'signal'> {
+  /** SIGSTOPs a server: it keeps its sockets open and answers nothing, like a partition or a stuck disk. */
+  freeze: (name: StackServer) => void;
+  /** SIGCONTs a frozen server. */
+  thaw: (name: StackServer) => void;
   /** A TestEnv whose `app` is the API process's URL (supertest takes either) and whose deps reach this stack's
    * database and Temporal from the test process. */
   env: TestEnv;
@@ -132,6 +137,8 @@ export async function startFaultStack(name: string): Promise<FaultStack> {
     url,
     kill: stack.kill,
     restart: stack.restart,
+    freeze: (server) => stack.signal(server, 'SIGSTOP'),
+    thaw: (server) => stack.signal(server, 'SIGCONT'),
     stop: stack.stop,
     health,
     async startApi() {

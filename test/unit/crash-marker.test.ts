@@ -52,6 +52,28 @@ describe('withCrashMarker', () => {
     ]);
   });
 
+  it('keeps trying to clear its mark while the store refuses the write, so a failure is not taken for a crash', async () => {
+    const { store, current } = memoryStore();
+    let refusals = 2;
+    const flaky: CrashMarkerStore = {
+      read: () => store.read(),
+      write: (marker) =>
+        marker === null && refusals-- > 0
+          ? Promise.reject(new Error('database timed out'))
+          : store.write(marker),
+    };
+    const failed = await attempt(1, () =>
+      withCrashMarker(flaky, () => Promise.reject(new Error('database timed out'))),
+    ).catch((err: Error) => err);
+    expect(failed.message).to.equal('database timed out');
+    expect(refusals).to.equal(-1);
+    expect(current()).to.equal(null);
+    // The next attempt finds no mark: it runs the work as usual, not under the strict budget.
+    let strict: boolean | undefined;
+    await attempt(2, () => withCrashMarker(store, (s) => Promise.resolve((strict = s))));
+    expect(strict).to.equal(false);
+  });
+
   it('runs the work once more under the strict budget when an earlier attempt left its mark (its worker died)', async () => {
     const { store, writes } = memoryStore('ingest-org-file-1/run-1/7#1');
     let strict: boolean | undefined;
