@@ -240,7 +240,10 @@ describe('artifacts: library, versions, sharing, pins', () => {
         groupIds: ['grp_none'],
       })
       .expect(400);
-    expect(unknown.body.error.message).to.contain('usr_nobody').and.contain('grp_none');
+    expect(unknown.body.error.code).to.equal('invalid_reference');
+    expect(unknown.body.error.message).to.equal(
+      'userIds: usr_nobody are not members of this organization; groupIds: grp_none do not exist',
+    );
     expect(unknown.body.error.details).to.deep.equal({
       unknownUsers: ['usr_nobody'],
       unknownGroups: ['grp_none'],

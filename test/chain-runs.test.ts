@@ -534,7 +534,7 @@ describe('action chain runs', function () {
     const other = await createTestOrg(env, 'Other Runs Org');
     const stranger = as(env, other.admin.token);
     await stranger.get(other.path(`/chains/${chain.chainId}/runs/${one.runId}`)).expect(404);
-    await stranger.post(other.path(`/chains/${chain.chainId}/run`), { runId: one.runId }).expect(404);
+    await stranger.post(other.path(`/chains/${chain.chainId}/run`), { runId: one.runId }).expect(404); // the chain
     await stranger.get(org.path(`/chains/${chain.chainId}/runs`)).expect(401);
   });
 });

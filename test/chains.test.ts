@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 import { createKb } from './helpers/kb';
 
 const FILE_INPUT = {
@@ -311,7 +312,7 @@ describe('action chains: chains, steps and attachments', function () {
       .post(org.path(`/chains/${chain.actionChainId}/steps/${step}/knowledge-bases`), {
         knowledgeBaseId: theirKb,
       })
-      .expect(404);
+      .expect(invalidReference('knowledgeBaseId'));
     expect(
       (
         await admin()

@@ -3,6 +3,7 @@ import { recordHistory } from './helpers/histories';
 import { expect } from 'chai';
 import { useWorkerAndOrg } from './helpers/worker';
 import { as } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 import { createKb, settled, uploadFile } from './helpers/kb';
 import { eventually } from './helpers/wait';
 import type { ChatRequest } from './helpers/llm';
@@ -132,7 +133,7 @@ describe('knowledge bases: agents search them, ETL rules run agents', function (
     // An admin outside the agent's groups may not give it work.
     await as(env, org.admin.token)
       .put(path, { etlType: 'agent', agentId: 'default-assistant', prompt: 'Summarise', conditions: [] })
-      .expect(404);
+      .expect(invalidReference('agentId'));
     const replaced = await as(env, org.owner.token)
       .put(path, { etlType: 'agent', agentId: 'default-assistant', prompt: 'Summarise', conditions: [] })
       .expect(200);

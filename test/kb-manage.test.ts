@@ -3,6 +3,7 @@ import { recordHistory } from './helpers/histories';
 import { expect } from 'chai';
 import { useWorkerAndOrg } from './helpers/worker';
 import { addMember, as, createTestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 import { createKb, search, settled, uploadFile } from './helpers/kb';
 import { eventually } from './helpers/wait';
 
@@ -115,7 +116,7 @@ describe('knowledge bases: manage, delete and copy', function () {
         knowledgeBaseId: hidden,
         kbOrganizationId: org.organizationId,
       })
-      .expect(404);
+      .expect(invalidReference('knowledgeBaseId'));
   });
 
   it('deletes a file and a knowledge base durably: records, vectors and attachments go', async () => {
