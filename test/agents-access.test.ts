@@ -219,7 +219,7 @@ describe('agent access by group', () => {
         .post(other.path('/agents'), { ...base, name: 'Theirs' })
         .expect(201)
     ).body.id;
-    await map(g, theirAgent).expect(404);
+    await map(g, theirAgent).expect(invalidReference('agentId'));
     await as(env, other.owner.token)
       .post(other.path(`/groups/${g}/agents`), { agentId: theirAgent })
       .expect(404);

@@ -6,6 +6,7 @@ import { specOperations } from '@api/operations';
 import { createServices } from '@lib/services';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, addMember, createTestOrg, type TestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 import { appHtml, download, publish, uploadArtifact } from './helpers/artifacts';
 
 const sha = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
@@ -82,7 +83,7 @@ describe('artifacts: library, versions, sharing, pins', () => {
     expect((await download(env, org, org.admin.token, a.artifactId)).text).to.equal('<p>v3</p>');
     await as(env, org.admin.token)
       .post(org.path(`/artifacts/${a.artifactId}/download-link`), { versionId: 'ver_nope' })
-      .expect(404);
+      .expect(invalidReference('versionId'));
   });
 
   it('refuses bad content, names and types with a 4xx error body', async () => {

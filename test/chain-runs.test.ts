@@ -14,6 +14,7 @@ import {
 } from './helpers/chains';
 import type { ChatRequest } from './helpers/llm';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 import { eventually } from './helpers/wait';
 import { startTestWorker } from './helpers/worker';
 
@@ -309,7 +310,7 @@ describe('action chain runs', function () {
       .expect(400);
     await as(env, org.chat.token)
       .post(org.path(`/chains/${chain.chainId}/run`), { runId: 'run_missing' })
-      .expect(404);
+      .expect(invalidReference('runId'));
   });
 
   it('runs an execution started before its input named the chain, recording the failed step', async () => {
