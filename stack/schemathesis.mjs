@@ -69,6 +69,8 @@ export async function runSchemathesis(env, dataDir) {
     // No model server runs here: with no credits, generating a chain step is a documented 402 before any model
     // call, never a 502 from an unreachable model.
     CREDITS_STARTING_BALANCE: '0',
+    // The agent mail domain of `npm start` and docker-compose, which openapi.yaml's examples use.
+    AGENT_EMAIL_DOMAINS: 'agents.localhost',
   };
   const api = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'api/server.ts')], {
     cwd: ROOT,
@@ -109,6 +111,11 @@ export async function runSchemathesis(env, dataDir) {
         `headers = { Authorization = "Bearer ${boot.sessionToken}" }`,
         '[parameters]',
         `"path.organizationId" = "${boot.organizationId}"`,
+        // With no credits (above), generating a chain step is its documented 402 before any model call: for
+        // this operation a valid request's expected answer here.
+        '[[operations]]',
+        'include-operation-id = "generateChainStepFromPrompt"',
+        'checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", 401, 402, 403, 404, 409, 429, "5xx"]',
         '',
       ].join('\n'),
     );

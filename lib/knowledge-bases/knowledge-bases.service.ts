@@ -97,8 +97,9 @@ export class KnowledgeBasesService {
     if (!this.access.isManager(ctx))
       throw forbidden('publishing a knowledge base needs the admin or owner role');
     const org = await this.repos.tenant(ctx.organizationId).organization.get();
+    // Like an agent's visibility: the request is fine, the organization may not do it (a 403, not a 400).
     if (!org?.hostsPublicContent) {
-      throw badRequest(
+      throw forbidden(
         'this organization is not configured to host public content, so its knowledge bases cannot be public; ' +
           'an operator enables it with `npm run cli -- org-public --org <organizationId> --enabled true`',
       );
