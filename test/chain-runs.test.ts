@@ -304,7 +304,7 @@ describe('action chain runs', function () {
     expect(userText(chain.calls().at(-1)!)).to.equal('three B');
     await as(env, org.chat.token)
       .post(org.path(`/chains/${chain.chainId}/run`), { runId: failed.runId, onlyStep: 9 })
-      .expect(400);
+      .expect(invalidReference('onlyStep'));
     await as(env, org.chat.token)
       .post(org.path(`/chains/${chain.chainId}/run`), { runId: failed.runId, payload: { x: 1 } })
       .expect(400);

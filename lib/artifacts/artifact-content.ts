@@ -63,6 +63,9 @@ export function normalizeContentType(contentType: string): string {
   if (!/^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/.test(media))
     throw badRequest(`contentType '${contentType}' is not a MIME type such as text/html`);
   const rest = params.map((p) => p.trim()).filter(Boolean);
+  // The type becomes the stored object's Content-Type header: control or non-ASCII characters cannot go there.
+  if (rest.some((p) => /[^\x20-\x7e]/.test(p)))
+    throw badRequest('contentType parameters may hold only printable ASCII characters');
   return [media, ...rest].join('; ');
 }
 

@@ -86,7 +86,7 @@ export class ChainRunsService {
 
   private checkOnlyStep(steps: StepDoc[], onlyStep: number | undefined) {
     if (onlyStep !== undefined && !steps.some((s) => s.stepOrder === onlyStep))
-      throw badRequest(`onlyStep ${onlyStep} is not the stepOrder of a step of this chain`);
+      throw invalidReference('onlyStep', String(onlyStep), ' as the stepOrder of a step of this chain');
   }
 
   /** The input of an execution of `run`, with the steps it runs planned from the steps read with it. */

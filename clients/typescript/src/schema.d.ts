@@ -9160,6 +9160,7 @@ export interface operations {
                     /** Format: date-time */
                     readonly updatedAt?: string;
                     versions?: components["schemas"]["ServerOwned"];
+                    /** @description Trimmed: 1 to 500 characters */
                     name: string;
                 };
             };
@@ -9322,6 +9323,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Trimmed: 1 to 500 characters */
                     name?: string;
                 };
             };
