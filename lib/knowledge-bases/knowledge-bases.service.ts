@@ -7,7 +7,7 @@ import {
 import type { AgentsService } from '@lib/agents/agents.service';
 import type { RequestContext } from '@lib/auth/context';
 import { ROLE_CAPABILITIES } from '@lib/auth/roles';
-import { AppError, badRequest, forbidden, invalidReference, notFound, referenced } from '@lib/errors';
+import { AppError, forbidden, invalidReference, notFound, referenced } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
