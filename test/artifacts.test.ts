@@ -99,10 +99,12 @@ describe('artifacts: library, versions, sharing, pins', () => {
       400,
       'exactly one',
     );
-    await refused({ name: 'x', contentType: 'text/plain', contentBase64: 'not base64!' }, 400, 'base64');
-    await refused({ name: 'x', contentType: 'text/plain', contentBase64: 'YQ' }, 400, 'base64');
-    await refused({ name: 'x', contentType: 'no type', content: 'a' }, 400, 'MIME');
-    await refused({ name: '   ', contentType: 'text/plain', content: 'a' }, 400, '1 to 500');
+    // openapi.yaml states these (patterns), so the contract's validator names them
+    const base64 = 'contentBase64 must match pattern';
+    await refused({ name: 'x', contentType: 'text/plain', contentBase64: 'not base64!' }, 400, base64);
+    await refused({ name: 'x', contentType: 'text/plain', contentBase64: 'YQ' }, 400, base64);
+    await refused({ name: 'x', contentType: 'no type', content: 'a' }, 400, 'contentType must match pattern');
+    await refused({ name: '   ', contentType: 'text/plain', content: 'a' }, 400, 'name must match pattern');
     await refused({ name: 'n'.repeat(501), contentType: 'text/plain', content: 'a' }, 400, '1 to 500');
     await refused({ name: 'x', contentType: 'text/plain', content: 'a', extra: 1 }, 400, 'additional');
     const long = await uploadArtifact(env, org, org.chat.token, { name: `  ${'n'.repeat(500)}  ` });

@@ -103,7 +103,7 @@ describe('action chains: chains, steps and attachments', function () {
     await refused({ forEachElement: 'input.items' }, 'forEachElement');
     // openapi.yaml says what a step schema is (StepObjectSchema): the contract refuses these, naming the place
     await refused(
-      { outputSchema: { type: 'string' } },
+      { outputSchema: { type: 'string', properties: {} } },
       'outputSchema/type must be equal to one of the allowed values',
     );
     await refused(

@@ -56,6 +56,8 @@ describe('the HTTP contract', () => {
 
   it('RFC 9110: OPTIONS answers with an Allow header naming every method the path declares, a body or not', async () => {
     for (const [path, item] of Object.entries(doc.paths)) {
+      // An app's bridge answers OPTIONS as a CORS preflight for the app's frame (api/routes/apps.ts).
+      if (path.includes('/app/')) continue;
       const url = fill(path, org.organizationId);
       for (const body of [undefined, '{}']) {
         const req = request(env.app).options(url).set('Authorization', `Bearer ${org.owner.token}`);

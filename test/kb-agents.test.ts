@@ -77,7 +77,7 @@ describe('knowledge bases: agents search them, ETL rules run agents', function (
       expect((await post(body).expect(400)).body.error.message).to.contain(text);
     // openapi.yaml holds these rules (the deprecated action-chain type is no longer a type)
     await refused(
-      { etlType: 'action-chain', conditions: [] },
+      { etlType: 'action-chain', agentId: 'default-assistant', prompt: 'Summarise', conditions: [] },
       'etlType must be equal to one of the allowed values',
     );
     await refused({ etlType: 'agent', agentId: 'default-assistant', conditions: [] }, 'prompt');
