@@ -45,8 +45,14 @@ function withoutAppSessionToken(req: { url?: string; query?: Record<string, unkn
   return { ...req, url, query };
 }
 
-/** Whether a request carries a body, as the body parsers decide it (type-is `hasBody`). */
+/** The methods openapi.yaml gives a request body. Any other method's body is never parsed: a method a path does
+ * not declare is a 405 naming the path's methods (not a 400 about its body), and OPTIONS is answered for the
+ * whole path, not by a body parser's router that knows one of its methods. */
+const BODY_METHODS = new Set(['POST', 'PUT']);
+
+/** Whether a request carries a body to parse, as the body parsers decide it (type-is `hasBody`). */
 function hasBody(req: Request): boolean {
+  if (!BODY_METHODS.has(req.method)) return false;
   return req.headers['transfer-encoding'] !== undefined || !isNaN(Number(req.headers['content-length']));
 }
 

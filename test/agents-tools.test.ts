@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 import { stored } from './helpers/store';
 
 const base = { description: 'd', instructions: 'i', model: 'gpt-4o-mini' };
@@ -206,7 +207,7 @@ describe('agent tools and agent attachments', () => {
     await as(env, org.admin.token).post(links(), { targetAgentId: agent, instructions: 'me' }).expect(400);
     await as(env, org.admin.token)
       .post(links(), { targetAgentId: 'agt_missing', instructions: '' })
-      .expect(404);
+      .expect(invalidReference('targetAgentId'));
     const withDefault = await as(env, org.admin.token)
       .post(links(), { targetAgentId: 'default-writer', instructions: 'Drafts.' })
       .expect(201);
@@ -296,7 +297,9 @@ describe('agent tools and agent attachments', () => {
         .post(other.path('/agents'), { ...base, name: 'Theirs' })
         .expect(201)
     ).body.id;
-    await as(env, org.admin.token).post(links(), { targetAgentId: theirs, instructions: '' }).expect(404);
+    await as(env, org.admin.token)
+      .post(links(), { targetAgentId: theirs, instructions: '' })
+      .expect(invalidReference('targetAgentId'));
     await as(env, other.admin.token)
       .post(other.path(`/agents/${agent}/tools`), { toolCode: 'current_time' })
       .expect(404);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { testEnv, type TestEnv } from './helpers/env';
 import { createKb } from './helpers/kb';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 
 const base = { name: 'Helper', description: 'Helps', instructions: 'Be helpful.', model: 'gpt-4o-mini' };
 
@@ -113,9 +114,8 @@ describe('agents', () => {
     // Attachments go into a knowledge base of this organization, never another's or none.
     const elsewhere = await createKb(env, await createTestOrg(env, 'KB Elsewhere'));
     for (const kb of ['kb_nope', elsewhere])
-      await bad(
-        { emailAttachmentsToKnowledgeBaseId: kb },
-        `emailAttachmentsToKnowledgeBaseId: there is no knowledge base ${kb} in this organization`,
+      await create({ ...base, emailAttachmentsToKnowledgeBaseId: kb }).expect(
+        invalidReference('emailAttachmentsToKnowledgeBaseId'),
       );
     await bad({ model: '' }, 'model');
     await bad({ extra: true }, 'must NOT have additional properties');

@@ -1,5 +1,5 @@
 import type { RequestContext } from '@lib/auth/context';
-import { badRequest, notFound } from '@lib/errors';
+import { badRequest, invalidReference, notFound } from '@lib/errors';
 import type { Repositories } from '@lib/repositories';
 import { toLinkView } from './agent-links.repository';
 import type { AgentsService } from './agents.service';
@@ -34,7 +34,7 @@ export class AgentLinksService {
     if (targetAgentId === agentId) throw badRequest('an agent cannot be attached to itself');
     await this.agents.manageable(ctx, agentId);
     const target = await this.repos.tenant(ctx.organizationId).agents.findOrMaterialise(targetAgentId);
-    if (!target) throw notFound('target agent');
+    if (!target) throw invalidReference('targetAgentId', targetAgentId);
     if (await this.reaches(ctx, targetAgentId, agentId)) {
       throw badRequest(
         `attaching ${targetAgentId} would create a cycle: it already calls ${agentId}, directly or not`,
