@@ -896,7 +896,9 @@ describe('conversations and turns', () => {
       await as(env, other.owner.token)
         .get(org.path(`/conversations/${res.body.conversationId}`))
         .expect(401);
-      await as(env, other.owner.token).post(other.path('/conversations'), { agentId }).expect(404);
+      await as(env, other.owner.token)
+        .post(other.path('/conversations'), { agentId })
+        .expect(invalidReference('agentId'));
       const list = await as(env, other.owner.token).get(other.path('/conversations?all=true')).expect(200);
       expect(list.body.totalRows).to.equal(0);
     });
