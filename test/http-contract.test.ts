@@ -83,6 +83,21 @@ describe('the HTTP contract', () => {
     expect(res.status).to.equal(405);
     expect(res.body.error.code).to.equal('method_not_allowed');
     expect(res.headers.allow).to.equal('POST');
+    // POST and PUT bodies are parsed, but only where the path declares the method.
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const allowed = declared(item);
+      for (const method of (['put', 'post'] as const).filter((m) => !allowed.includes(m))) {
+        const res = await request(env.app)
+          [method](fill(path, org.organizationId))
+          .set('Authorization', `Bearer ${org.owner.token}`)
+          .set('Content-Type', 'application/json')
+          .send('{not json');
+        expect(res.status, `${method} ${path}`).to.equal(405);
+        expect(res.headers.allow?.split(/,\s*/).sort(), `Allow of ${path}`).to.deep.equal(
+          allowed.map((m) => m.toUpperCase()).sort(),
+        );
+      }
+    }
   });
 
   it('a parameter the contract types as integer is refused (400) unless written as an integer: cursor=0.0, 1e2, 0x10', async () => {
