@@ -253,6 +253,10 @@ describe('action chains: chains, steps and attachments', function () {
       .tenant(org.organizationId)
       .chainAttachments.getForStep(chain.steps[0].stepId, 'tool', 'http_request');
     expect(stored!.configJson).to.contain('Bearer s3cret');
+    // a tool the step does not have (named in the path) is 404 before its configuration is looked at
+    await admin()
+      .put(org.path(`${step}/tools/current_time`), { config: { timeZone: 'Not/AZone' } })
+      .expect(404);
     await admin()
       .delete(org.path(`${step}/tools/http_request`))
       .expect(200);

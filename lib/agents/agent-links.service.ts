@@ -31,8 +31,9 @@ export class AgentLinksService {
   }
 
   async attachAgent(ctx: RequestContext, agentId: string, targetAgentId: string, instructions: string) {
-    if (targetAgentId === agentId) throw badRequest('an agent cannot be attached to itself');
+    // The agent in the path first: a missing one is 404, whatever the body says.
     await this.agents.manageable(ctx, agentId);
+    if (targetAgentId === agentId) throw badRequest('an agent cannot be attached to itself');
     const target = await this.repos.tenant(ctx.organizationId).agents.findOrMaterialise(targetAgentId);
     if (!target) throw invalidReference('targetAgentId', targetAgentId);
     if (await this.reaches(ctx, targetAgentId, agentId)) {

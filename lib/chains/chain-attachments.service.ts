@@ -82,9 +82,10 @@ export class ChainAttachmentsService {
     config: Config,
   ) {
     await this.chains.step(ctx, chainId, stepId);
-    validateToolConfiguration(toolCode, config);
+    // A tool the step does not have (named in the path) is 404 before its configuration is looked at.
     const current = await this.repo(ctx).getForStep(stepId, 'tool', toolCode);
     if (!current) throw notFound('tool attachment');
+    validateToolConfiguration(toolCode, config);
     const stored = JSON.parse(current.configJson ?? '{}') as Config;
     const merged = keepStoredSecrets(toolCode, config, stored);
     const updated = await this.repo(ctx).updateStepConfig(stepId, 'tool', toolCode, JSON.stringify(merged));
