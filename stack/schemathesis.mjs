@@ -131,9 +131,10 @@ export async function runSchemathesis(env, dataDir) {
         base,
         '--checks',
         CHECKS,
-        // replaced by positive_data_acceptance_but_references (stack/schemathesis-hooks.py)
+        // replaced by positive_data_acceptance_but_references and negative_data_rejection_but_read_only, which
+        // run them with the contract's stated exceptions (stack/schemathesis-hooks.py)
         '--exclude-checks',
-        'positive_data_acceptance',
+        'positive_data_acceptance,negative_data_rejection',
         '--phases',
         PHASES,
         '--max-time',

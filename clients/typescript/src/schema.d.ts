@@ -3215,14 +3215,17 @@ export interface components {
              * @enum {string}
              */
             reasoning?: "none" | "low" | "medium" | "high";
-            /** @description Address at which the agent receives mail and from which it answers; in an agent mail domain (AGENT_EMAIL_DOMAINS) */
+            /** @description Address at which the agent receives mail and from which it answers; in an agent mail domain (AGENT_EMAIL_DOMAINS). `""` or null clears it. */
             emailAddress?: string | null;
             /** @description `all`: every organization user may mail the agent; any other value: only users with access to the agent */
             emailFilters?: string | null;
             /** @description A knowledge base of this organization that receives mail attachments */
             emailAttachmentsToKnowledgeBaseId?: string | null;
+            /** @description Comma-separated file extensions (letters and digits, an optional leading dot), at most 50 */
             emailAttachmentsFileTypeFilter?: string | null;
+            /** @description Comma-separated email addresses, at most 50 */
             emailCcTo?: string | null;
+            /** @description Comma-separated email addresses, at most 50 */
             emailBccTo?: string | null;
             emailReplyTo?: string | null;
         };
@@ -6533,7 +6536,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    toolCode: string;
+                    /** @enum {string} */
+                    toolCode: "tables_query" | "tables_insert" | "call_agent" | "http_request" | "current_time" | "create_artifact" | "update_artifact" | "task_plan" | "browse";
                     configuration?: Record<string, unknown>;
                 };
             };
@@ -7002,9 +7006,9 @@ export interface operations {
                 cursor?: components["parameters"]["SearchCursor"];
                 /** @description Only files whose name matches this glob (`*`, `?`, `[abc]`, `[a-z]`, `[!abc]`, `\x`, one level of `{a,b}`; case-insensitive; `*` and `?` do not match `/`), e.g. `*.pdf` or `lease-202?-*`. Matched in linear time. At most `PATTERN_MAX_CHARS` (100) characters and `PATTERN_MAX_WILDCARDS` (20) wildcards, braces one level deep with at most 32 alternatives, and no extended globs (`+(…)`, `@(…)`, `!(…)`, `*(…)`, `?(…)`): otherwise `400 invalid_pattern` saying which. */
                 filePattern?: components["parameters"]["FilePattern"];
-                /** @description Comma-separated knowledge base ids (at most 50) */
+                /** @description Comma-separated knowledge base ids (at most 50), none empty or blank */
                 kbIds?: string;
-                /** @description Comma-separated owning organization ids, one per `kbIds` entry; requires `kbIds` */
+                /** @description Comma-separated owning organization ids, one per `kbIds` entry, none empty or blank; requires `kbIds` */
                 kbOrgs?: string;
             };
             header?: never;
@@ -8717,7 +8721,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    toolCode: string;
+                    /** @enum {string} */
+                    toolCode: "tables_query" | "tables_insert" | "call_agent" | "http_request" | "current_time" | "create_artifact" | "update_artifact" | "task_plan" | "browse";
                     config: Record<string, unknown>;
                 };
             };
