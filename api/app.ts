@@ -4,6 +4,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { pinoHttp } from 'pino-http';
 import type { Deps } from '@lib/deps';
 import { openApiSpecPath } from '@lib/spec';
+import { methodDeclaredAt } from './declared-methods';
 import { docsRouter } from './docs';
 import { errorHandler } from './error-handler';
 import { jsonDepthLimit } from './json-depth';
@@ -45,8 +46,14 @@ function withoutAppSessionToken(req: { url?: string; query?: Record<string, unkn
   return { ...req, url, query };
 }
 
-/** Whether a request carries a body, as the body parsers decide it (type-is `hasBody`). */
-function hasBody(req: Request): boolean {
+/** The methods openapi.yaml gives a request body. Any other method's body is never parsed, nor is the body of a
+ * method its path does not declare: that is a 405 naming the path's methods (not a 400 about its body), and
+ * OPTIONS is answered for the whole path, not by a body parser's router that knows one of its methods. */
+const BODY_METHODS = new Set(['POST', 'PUT']);
+
+/** Whether a request carries a body to parse, as the body parsers decide it (type-is `hasBody`). */
+function hasBody(req: Request, declared: (method: string, url: string) => boolean): boolean {
+  if (!BODY_METHODS.has(req.method) || !declared(req.method, req.originalUrl)) return false;
   return req.headers['transfer-encoding'] !== undefined || !isNaN(Number(req.headers['content-length']));
 }
 
@@ -72,9 +79,11 @@ export function createApp(deps: Deps): Express {
   app.use(appBridgeCors());
   // Body parsing, only for requests with a body (the parsers' routers cost every GET a pass otherwise). Batch row
   // inserts get their own, larger body limit (see routes/tables.ts); everything else this one.
+  const declared = methodDeclaredAt();
   const withBody = (...handlers: RequestHandler[]) => {
     const parse = Router().use(handlers);
-    const handler: RequestHandler = (req, res, next) => (hasBody(req) ? parse(req, res, next) : next());
+    const handler: RequestHandler = (req, res, next) =>
+      hasBody(req, declared) ? parse(req, res, next) : next();
     return handler;
   };
   app.use(

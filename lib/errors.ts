@@ -17,6 +17,32 @@ export const unauthorized = (message = 'missing or invalid credentials') =>
   new AppError(401, 'unauthorized', message);
 export const forbidden = (message = 'not allowed') => new AppError(403, 'forbidden', message);
 export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found`);
+
+/**
+ * 400: a resource named in the request's body or query does not exist or the caller cannot see it (one named
+ * in the URL path is a 404). Missing and invisible get the same answer, so it reveals no more than a 404 would.
+ */
+export const invalidReference = (field: string, id: string, hint = '') =>
+  new AppError(400, 'invalid_reference', `${field}: ${id} does not exist or is not visible to you${hint}`);
+
+/**
+ * The resource a body or query field names, as `lookup` finds it; nothing found (null, or the lookup's own
+ * 404) is `invalidReference(field, id)`.
+ */
+export async function referenced<T>(
+  field: string,
+  id: string,
+  lookup: Promise<T | null | undefined>,
+): Promise<T> {
+  let found: T | null | undefined;
+  try {
+    found = await lookup;
+  } catch (err) {
+    if (!(err instanceof AppError && err.status === 404)) throw err;
+  }
+  if (!found) throw invalidReference(field, id);
+  return found;
+}
 /** A write collided with an existing record (a duplicate key, or a concurrent change). */
 export class ConflictError extends AppError {
   constructor(message: string, code = 'conflict') {

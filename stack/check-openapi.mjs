@@ -27,4 +27,23 @@ if (failure) {
   console.error(`openapi.yaml does not compile: ${failure.message}`);
   process.exit(1);
 }
-console.log('openapi.yaml: no duplicate keys, compiles');
+// Each rule beyond the schema names the 400 that answers it (stack/schemathesis-hooks.py accepts exactly those):
+// a code, a message pattern, or both, and the pattern is one a regular expression engine reads.
+const problems = [];
+for (const [path, item] of Object.entries(doc.toJS().paths))
+  for (const [method, op] of Object.entries(item))
+    for (const rule of op?.['x-rules-beyond-schema'] ?? []) {
+      const where = `${method.toUpperCase()} ${path}: rule '${rule.rule}'`;
+      if (typeof rule.rule !== 'string' || !(rule.code || rule.message))
+        problems.push(`${where} names no code or message`);
+      try {
+        if (rule.message !== undefined) new RegExp(rule.message, 'u');
+      } catch (err) {
+        problems.push(`${where}: ${err.message}`);
+      }
+    }
+if (problems.length) {
+  for (const p of problems) console.error(`openapi.yaml: ${p}`);
+  process.exit(1);
+}
+console.log('openapi.yaml: no duplicate keys, compiles, every rule beyond the schema names its answer');

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { RequestContext } from '@lib/auth/context';
 import { testEnv, type TestEnv } from './helpers/env';
 import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 import { stored } from './helpers/store';
 
 const base = { description: 'd', instructions: 'i', model: 'gpt-4o-mini' };
@@ -133,7 +134,7 @@ describe('agent access by group', () => {
     await as(env, org.chat.token)
       .post(org.path('/conversations'))
       .send({ agentId: alpha, message: 'hello' })
-      .expect(404);
+      .expect(invalidReference('agentId'));
   });
 
   it('applies the rule of the user to assume-role tokens, and of the creator to API keys', async () => {
@@ -198,7 +199,7 @@ describe('agent access by group', () => {
       }),
     ).to.equal(0);
 
-    await map(g, 'agt_missing').expect(404);
+    await map(g, 'agt_missing').expect(invalidReference('agentId'));
     await map('grp_missing', alpha).expect(404);
     await as(env, org.admin.token).get(org.path('/groups/grp_missing/agents')).expect(404);
     await map(g, '').expect(400);
@@ -218,7 +219,7 @@ describe('agent access by group', () => {
         .post(other.path('/agents'), { ...base, name: 'Theirs' })
         .expect(201)
     ).body.id;
-    await map(g, theirAgent).expect(404);
+    await map(g, theirAgent).expect(invalidReference('agentId'));
     await as(env, other.owner.token)
       .post(other.path(`/groups/${g}/agents`), { agentId: theirAgent })
       .expect(404);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 import { stored } from './helpers/store';
 
 const base = { description: 'd', instructions: 'i', model: 'gpt-4o-mini' };
@@ -88,6 +89,10 @@ describe('agent tools and agent attachments', () => {
     await as(env, org.admin.token)
       .put(`${tools()}/tables_insert`, { configuration: { tableName: 'x' } })
       .expect(404);
+    // The tool named in the path is looked up before the body: one the agent does not have is 404, whatever
+    // the body's toolCode or configuration.
+    for (const body of [{ toolCode: 'teleport', configuration: {} }, { configuration: { nope: 1 } }])
+      await as(env, org.admin.token).put(`${tools()}/teleport`, body).expect(404);
 
     const del = await as(env, org.admin.token).delete(`${tools()}/current_time`).expect(200);
     expect(del.body).to.deep.equal({
@@ -151,7 +156,11 @@ describe('agent tools and agent attachments', () => {
       const res = await as(env, org.admin.token).post(tools(), body).expect(400);
       for (const t of texts) expect(res.body.error.message).to.contain(t);
     };
-    await bad({ toolCode: 'teleport', configuration: {} }, "unknown toolCode 'teleport'");
+    // the catalogue's codes are an enum in openapi.yaml
+    await bad(
+      { toolCode: 'teleport', configuration: {} },
+      'toolCode must be equal to one of the allowed values',
+    );
     await bad({ toolCode: 'http_request', configuration: {} }, "must have required property 'allowedHosts'");
     await bad(
       { toolCode: 'http_request', configuration: { allowedHosts: [] } },
@@ -204,9 +213,13 @@ describe('agent tools and agent attachments', () => {
       .post(links(), { targetAgentId: helper, instructions: 'again' })
       .expect(409);
     await as(env, org.admin.token).post(links(), { targetAgentId: agent, instructions: 'me' }).expect(400);
+    // The agent in the path is looked up first: a missing one is 404 even when the body names it too.
+    await as(env, org.admin.token)
+      .post(links('agt_missing'), { targetAgentId: 'agt_missing', instructions: '' })
+      .expect(404);
     await as(env, org.admin.token)
       .post(links(), { targetAgentId: 'agt_missing', instructions: '' })
-      .expect(404);
+      .expect(invalidReference('targetAgentId'));
     const withDefault = await as(env, org.admin.token)
       .post(links(), { targetAgentId: 'default-writer', instructions: 'Drafts.' })
       .expect(201);
@@ -296,7 +309,9 @@ describe('agent tools and agent attachments', () => {
         .post(other.path('/agents'), { ...base, name: 'Theirs' })
         .expect(201)
     ).body.id;
-    await as(env, org.admin.token).post(links(), { targetAgentId: theirs, instructions: '' }).expect(404);
+    await as(env, org.admin.token)
+      .post(links(), { targetAgentId: theirs, instructions: '' })
+      .expect(invalidReference('targetAgentId'));
     await as(env, other.admin.token)
       .post(other.path(`/agents/${agent}/tools`), { toolCode: 'current_time' })
       .expect(404);

@@ -8,6 +8,7 @@ import type { WorkflowCatalog, WorkflowStartRequest } from '@lib/artifacts/workf
 import { createServices } from '@lib/services';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 import { appHtml, onlyChnOk, publish, tableWithRows, uploadArtifact } from './helpers/artifacts';
 
 describe('app manifests: what a version declares and its approval', () => {
@@ -150,8 +151,8 @@ describe('app manifests: what a version declares and its approval', () => {
     // an older version can still be approved by id; the current one stays unapproved
     await approve(a.artifactId, { versionId: v1 }).expect(200);
     expect((await manifestOf(a.artifactId).expect(200)).body.approved).to.equal(null);
-    await manifestOf(a.artifactId, '?versionId=ver_none').expect(404);
-    await approve(a.artifactId, { versionId: 'ver_none' }).expect(404);
+    await manifestOf(a.artifactId, '?versionId=ver_none').expect(invalidReference('versionId'));
+    await approve(a.artifactId, { versionId: 'ver_none' }).expect(invalidReference('versionId'));
   });
 
   it('binds declared workflows through the workflow catalog and refuses ones it cannot run', async () => {

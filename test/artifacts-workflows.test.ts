@@ -6,6 +6,7 @@ import { download, publish, uploadArtifact } from './helpers/artifacts';
 import { createRunnableChain, runToEnd, userText } from './helpers/chains';
 import { createKb, search, settled } from './helpers/kb';
 import { eventually } from './helpers/wait';
+import { invalidReference } from './helpers/errors';
 
 const toolResults = (body: ChatRequest) => body.messages.filter((m) => m.role === 'tool');
 
@@ -277,12 +278,13 @@ describe('artifacts with the worker: agent tools in turns, sending to a knowledg
     expect(unsupported.body.error.message).to.contain('unsupported file type');
     await as(env, org.admin.token)
       .post(org.path(`/artifacts/${a.artifactId}/send-to-knowledge-base`), { knowledgeBaseId: 'kb_missing' })
-      .expect(404);
+      .expect(invalidReference('knowledgeBaseId'));
     const other = await createTestOrg(env, 'Other KB Org');
     const theirs = await createKb(env, other);
     await as(env, org.admin.token)
       .post(org.path(`/artifacts/${a.artifactId}/send-to-knowledge-base`), { knowledgeBaseId: theirs })
-      .expect(404);
+      .expect(invalidReference('knowledgeBaseId'));
+    // the artifact is named in the path: another organization's member finds no such artifact
     await as(env, other.admin.token)
       .post(other.path(`/artifacts/${a.artifactId}/send-to-knowledge-base`), { knowledgeBaseId: theirs })
       .expect(404);

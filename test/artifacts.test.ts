@@ -6,6 +6,7 @@ import { specOperations } from '@api/operations';
 import { createServices } from '@lib/services';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, addMember, createTestOrg, type TestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 import { appHtml, download, publish, uploadArtifact } from './helpers/artifacts';
 
 const sha = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
@@ -82,7 +83,7 @@ describe('artifacts: library, versions, sharing, pins', () => {
     expect((await download(env, org, org.admin.token, a.artifactId)).text).to.equal('<p>v3</p>');
     await as(env, org.admin.token)
       .post(org.path(`/artifacts/${a.artifactId}/download-link`), { versionId: 'ver_nope' })
-      .expect(404);
+      .expect(invalidReference('versionId'));
   });
 
   it('refuses bad content, names and types with a 4xx error body', async () => {
@@ -98,10 +99,12 @@ describe('artifacts: library, versions, sharing, pins', () => {
       400,
       'exactly one',
     );
-    await refused({ name: 'x', contentType: 'text/plain', contentBase64: 'not base64!' }, 400, 'base64');
-    await refused({ name: 'x', contentType: 'text/plain', contentBase64: 'YQ' }, 400, 'base64');
-    await refused({ name: 'x', contentType: 'no type', content: 'a' }, 400, 'MIME');
-    await refused({ name: '   ', contentType: 'text/plain', content: 'a' }, 400, '1 to 500');
+    // openapi.yaml states these (patterns), so the contract's validator names them
+    const base64 = 'contentBase64 must match pattern';
+    await refused({ name: 'x', contentType: 'text/plain', contentBase64: 'not base64!' }, 400, base64);
+    await refused({ name: 'x', contentType: 'text/plain', contentBase64: 'YQ' }, 400, base64);
+    await refused({ name: 'x', contentType: 'no type', content: 'a' }, 400, 'contentType must match pattern');
+    await refused({ name: '   ', contentType: 'text/plain', content: 'a' }, 400, 'name must match pattern');
     await refused({ name: 'n'.repeat(501), contentType: 'text/plain', content: 'a' }, 400, '1 to 500');
     await refused({ name: 'x', contentType: 'text/plain', content: 'a', extra: 1 }, 400, 'additional');
     const long = await uploadArtifact(env, org, org.chat.token, { name: `  ${'n'.repeat(500)}  ` });
@@ -240,7 +243,10 @@ describe('artifacts: library, versions, sharing, pins', () => {
         groupIds: ['grp_none'],
       })
       .expect(400);
-    expect(unknown.body.error.message).to.contain('usr_nobody').and.contain('grp_none');
+    expect(unknown.body.error.code).to.equal('invalid_reference');
+    expect(unknown.body.error.message).to.equal(
+      'userIds: usr_nobody are not members of this organization; groupIds: grp_none do not exist',
+    );
     expect(unknown.body.error.details).to.deep.equal({
       unknownUsers: ['usr_nobody'],
       unknownGroups: ['grp_none'],

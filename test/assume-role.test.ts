@@ -3,6 +3,7 @@ import { SignJWT } from 'jose';
 import request from 'supertest';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 
 describe('assume-role tokens', () => {
   let env: TestEnv;
@@ -87,11 +88,11 @@ describe('assume-role tokens', () => {
     expect(users.body.totalRows).to.equal(4);
   });
 
-  it('is 404 for an unknown user without userEmail', async () => {
+  it('is 400 invalid_reference for an unknown user without userEmail, saying userEmail creates them', async () => {
     const res = await as(env, org.owner.token)
       .post(org.path('/assume-role'), { userId: 'nobody' })
-      .expect(404);
-    expect(res.body.error.code).to.equal('not_found');
+      .expect(invalidReference('userId'));
+    expect(res.body.error.message).to.contain('pass userEmail to create them');
   });
 
   it('requires assume_role.write on an API key', async () => {

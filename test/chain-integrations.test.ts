@@ -6,6 +6,7 @@ import { createRunnableChain, finished, systemText, userText } from './helpers/c
 import { createKb, settled, uploadFile } from './helpers/kb';
 import type { ChatRequest } from './helpers/llm';
 import { as } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 import { eventually } from './helpers/wait';
 import { useWorkerAndOrg } from './helpers/worker';
 
@@ -180,8 +181,8 @@ describe('action chains with agents, tools, knowledge bases and ETL rules', func
     const rules = org.path(`/knowledgebases/${kb}/etls`);
     const refused = await as(env, org.admin.token)
       .post(rules, { etlType: 'workflow', workflowId: 'chn_missing', conditions: [] })
-      .expect(400);
-    expect(refused.body.error.message).to.contain('not an action chain');
+      .expect(invalidReference('workflowId'));
+    expect(refused.body.error.message).to.contain('chn_missing');
     const json = await createRunnableChain(env, org, [{ stepOrder: 1 }]);
     await as(env, org.admin.token)
       .post(rules, { etlType: 'workflow', workflowId: json.chainId, conditions: [] })

@@ -14,6 +14,7 @@ import {
 } from './helpers/chains';
 import type { ChatRequest } from './helpers/llm';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 import { eventually } from './helpers/wait';
 import { startTestWorker } from './helpers/worker';
 
@@ -303,13 +304,13 @@ describe('action chain runs', function () {
     expect(userText(chain.calls().at(-1)!)).to.equal('three B');
     await as(env, org.chat.token)
       .post(org.path(`/chains/${chain.chainId}/run`), { runId: failed.runId, onlyStep: 9 })
-      .expect(400);
+      .expect(invalidReference('onlyStep'));
     await as(env, org.chat.token)
       .post(org.path(`/chains/${chain.chainId}/run`), { runId: failed.runId, payload: { x: 1 } })
       .expect(400);
     await as(env, org.chat.token)
       .post(org.path(`/chains/${chain.chainId}/run`), { runId: 'run_missing' })
-      .expect(404);
+      .expect(invalidReference('runId'));
   });
 
   it('runs an execution started before its input named the chain, recording the failed step', async () => {
@@ -534,7 +535,7 @@ describe('action chain runs', function () {
     const other = await createTestOrg(env, 'Other Runs Org');
     const stranger = as(env, other.admin.token);
     await stranger.get(other.path(`/chains/${chain.chainId}/runs/${one.runId}`)).expect(404);
-    await stranger.post(other.path(`/chains/${chain.chainId}/run`), { runId: one.runId }).expect(404);
+    await stranger.post(other.path(`/chains/${chain.chainId}/run`), { runId: one.runId }).expect(404); // the chain
     await stranger.get(org.path(`/chains/${chain.chainId}/runs`)).expect(401);
   });
 });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 import { createKb } from './helpers/kb';
 
 const FILE_INPUT = {
@@ -100,10 +101,28 @@ describe('action chains: chains, steps and attachments', function () {
     await refused({ failBeforeRunningIf: 'a ==== b' }, 'failBeforeRunningIf');
     await refused({ failAfterRunningIf: '(' }, 'failAfterRunningIf');
     await refused({ forEachElement: 'input.items' }, 'forEachElement');
-    await refused({ outputSchema: { type: 'string' } }, "outputSchema: must have type 'object'");
-    await refused({ outputSchema: { type: 'object' } }, 'must have properties');
-    await refused({ inputSchema: { type: 'object', properties: { a: { type: 'nope' } } } }, 'inputSchema');
-    await refused({ outputSchema: { type: 'object', properties: { input: { type: 'string' } } } }, "'input'");
+    // openapi.yaml says what a step schema is (StepObjectSchema): the contract refuses these, naming the place
+    await refused(
+      { outputSchema: { type: 'string', properties: {} } },
+      'outputSchema/type must be equal to one of the allowed values',
+    );
+    await refused(
+      { outputSchema: { type: 'object' } },
+      "outputSchema must have required property 'properties'",
+    );
+    await refused(
+      { inputSchema: { type: 'object', properties: { a: { type: 'nope' } } } },
+      'inputSchema/properties/a/type must be equal to one of the allowed values',
+    );
+    await refused(
+      { outputSchema: { type: 'object', properties: { input: { type: 'string' } } } },
+      'outputSchema/properties/input must NOT be valid',
+    );
+    // and the service what only it can check: the schema must compile
+    await refused(
+      { inputSchema: { type: 'object', properties: { a: { type: 'string', dependencies: 5 } } } },
+      'inputSchema',
+    );
     // Schema patterns run on a linear-time engine, which cannot run backreferences or lookarounds.
     const pattern = (p: string) => ({ type: 'object', properties: { a: { type: 'string', pattern: p } } });
     await refused({ outputSchema: pattern('(a)\\1') }, 'cannot be matched in linear time');
@@ -195,13 +214,13 @@ describe('action chains: chains, steps and attachments', function () {
       .expect(409);
     await admin()
       .post(org.path(`${step}/agents`), { agentId: 'agt_missing' })
-      .expect(404);
+      .expect(invalidReference('agentId'));
     await admin()
       .post(org.path(`${step}/knowledge-bases`), { knowledgeBaseId: kb })
       .expect(201);
     await admin()
       .post(org.path(`${step}/knowledge-bases`), { knowledgeBaseId: 'kb_nope' })
-      .expect(404);
+      .expect(invalidReference('knowledgeBaseId'));
     const kbs = await as(env, org.chat.token)
       .get(org.path(`${step}/knowledge-bases`))
       .expect(200);
@@ -234,6 +253,10 @@ describe('action chains: chains, steps and attachments', function () {
       .tenant(org.organizationId)
       .chainAttachments.getForStep(chain.steps[0].stepId, 'tool', 'http_request');
     expect(stored!.configJson).to.contain('Bearer s3cret');
+    // a tool the step does not have (named in the path) is 404 before its configuration is looked at
+    await admin()
+      .put(org.path(`${step}/tools/current_time`), { config: { timeZone: 'Not/AZone' } })
+      .expect(404);
     await admin()
       .delete(org.path(`${step}/tools/http_request`))
       .expect(200);
@@ -311,7 +334,7 @@ describe('action chains: chains, steps and attachments', function () {
       .post(org.path(`/chains/${chain.actionChainId}/steps/${step}/knowledge-bases`), {
         knowledgeBaseId: theirKb,
       })
-      .expect(404);
+      .expect(invalidReference('knowledgeBaseId'));
     expect(
       (
         await admin()

@@ -9,6 +9,7 @@ import { createTestAgent } from './helpers/agents';
 import { recordHistory } from './helpers/histories';
 import type { TestEnv } from './helpers/env';
 import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 import { stored } from './helpers/store';
 import { connectClient, connectError } from './helpers/realtime';
 import { eventually } from './helpers/wait';
@@ -824,7 +825,7 @@ describe('conversations and turns', () => {
       const { agentId, model } = await createTestAgent(env, org.organizationId);
       env.llm.on({ model }, { content: 'Private reply' });
       // The chat member has no group and there is no default group: no agent access.
-      await post({ agentId, message: 'hi' }, org.chat.token).expect(404);
+      await post({ agentId, message: 'hi' }, org.chat.token).expect(invalidReference('agentId'));
       const watcher = await connectClient(env, org.organizationId, org.chat.token);
       try {
         const res = await post({ agentId, message: 'secret' }).expect(201);
@@ -896,7 +897,9 @@ describe('conversations and turns', () => {
       await as(env, other.owner.token)
         .get(org.path(`/conversations/${res.body.conversationId}`))
         .expect(401);
-      await as(env, other.owner.token).post(other.path('/conversations'), { agentId }).expect(404);
+      await as(env, other.owner.token)
+        .post(other.path('/conversations'), { agentId })
+        .expect(invalidReference('agentId'));
       const list = await as(env, other.owner.token).get(other.path('/conversations?all=true')).expect(200);
       expect(list.body.totalRows).to.equal(0);
     });

@@ -111,13 +111,26 @@ describe('deep and wide JSON is bounded where it is kept', function () {
   it('refuses step schemas holding more than CHAIN_SCHEMA_MAX_NODES objects and arrays together', async () => {
     const max = env.config.chains.schemaMaxNodes;
     expect(max).to.equal(2000);
-    // {type, properties: {p0: {type}, …}}: the schema, its properties map, one node per property.
-    const schema = (properties: number) => ({
-      type: 'object',
-      properties: Object.fromEntries(
-        Array.from({ length: properties }, (_, i) => [`p${i}`, { type: 'string' }]),
-      ),
-    });
+    // A schema of exactly `nodes` objects: itself, its properties map, then fields of up to 40 string fields each
+    // (a field object, its properties map, one node per inner field), as openapi.yaml allows 50 per map.
+    const field = (inner: number) =>
+      inner < 1
+        ? { type: 'string' }
+        : {
+            type: 'object',
+            properties: Object.fromEntries(
+              Array.from({ length: inner }, (_, i) => [`q${i}`, { type: 'string' }]),
+            ),
+          };
+    const schema = (nodes: number) => {
+      const properties: Record<string, object> = {};
+      for (let left = nodes - 2, i = 0; left > 0; i++) {
+        const inner = Math.min(40, left - 2);
+        properties[`p${i}`] = field(inner);
+        left -= inner < 1 ? 1 : inner + 2;
+      }
+      return { type: 'object', properties };
+    };
     const chain = (steps: object[]) =>
       as(env, org.owner.token).post(org.path('/chains'), {
         name: 'Schemas',
@@ -125,22 +138,22 @@ describe('deep and wide JSON is bounded where it is kept', function () {
         llmInstructions: 'x',
         steps,
       });
-    const half = max / 2 - 2;
+    const half = max / 2;
     const fits = [
       { stepOrder: 1, inputSchema: schema(half) },
       { stepOrder: 2, outputSchema: schema(half) },
     ];
     const created = await chain(fits).expect(201);
-    const over = await chain([...fits, { stepOrder: 3, outputSchema: schema(1) }]).expect(400);
+    const over = await chain([...fits, { stepOrder: 3, outputSchema: schema(3) }]).expect(400);
     expect(over.body.error.message).to.contain(
       `more than ${max} objects and arrays together (CHAIN_SCHEMA_MAX_NODES)`,
     );
     const steps = org.path(`/chains/${created.body.actionChainId as string}/steps`);
     const one = await as(env, org.owner.token)
-      .post(steps, { stepOrder: 3, outputSchema: schema(3) })
+      .post(steps, { stepOrder: 3, outputSchema: schema(5) })
       .expect(201);
     const wideStep = await as(env, org.owner.token)
-      .put(`${steps}/${one.body.stepId as string}`, { stepOrder: 3, outputSchema: schema(max) })
+      .put(`${steps}/${one.body.stepId as string}`, { stepOrder: 3, outputSchema: schema(max + 1) })
       .expect(400);
     expect(wideStep.body.error.message).to.contain('CHAIN_SCHEMA_MAX_NODES');
   });

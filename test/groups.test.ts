@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 
 describe('user groups', () => {
   let env: TestEnv;
@@ -126,7 +127,7 @@ describe('user groups', () => {
 
     await as(env, org.admin.token)
       .post(org.path(`/groups/${g1}/users`), { userId: 'usr_nobody' })
-      .expect(404);
+      .expect(invalidReference('userId'));
     await as(env, org.admin.token)
       .post(org.path('/groups/grp_nope/users'), { userId: org.chat.userId })
       .expect(404);
@@ -150,10 +151,10 @@ describe('user groups', () => {
     await as(env, other.owner.token)
       .post(other.path(`/groups/${g}/users`), { userId: other.chat.userId })
       .expect(404);
-    // Putting another organization's member in a group of ours is not found either.
+    // Putting another organization's member in a group of ours: the same answer as a user that does not exist.
     await as(env, org.owner.token)
       .post(org.path(`/groups/${g}/users`), { userId: other.chat.userId })
-      .expect(404);
+      .expect(invalidReference('userId'));
     const list = await as(env, other.owner.token).get(other.path('/groups')).expect(200);
     expect(list.body.totalRows).to.equal(0);
     const mine = await as(env, org.owner.token)

@@ -54,6 +54,52 @@ describe('the HTTP contract', () => {
     }
   });
 
+  it('RFC 9110: OPTIONS answers with an Allow header naming every method the path declares, a body or not', async () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      // An app's bridge answers OPTIONS as a CORS preflight for the app's frame (api/routes/apps.ts).
+      if (path.includes('/app/')) continue;
+      const url = fill(path, org.organizationId);
+      for (const body of [undefined, '{}']) {
+        const req = request(env.app).options(url).set('Authorization', `Bearer ${org.owner.token}`);
+        const res = await (body ? req.set('Content-Type', 'application/json').send(body) : req);
+        const advertised = String(res.headers.allow ?? '')
+          .split(/,\s*/)
+          .filter((m) => m && m !== 'HEAD' && m !== 'OPTIONS');
+        expect(advertised.sort(), `OPTIONS ${path} (body: ${body ?? 'none'})`).to.deep.equal(
+          declared(item)
+            .map((m) => m.toUpperCase())
+            .sort(),
+        );
+      }
+    }
+  });
+
+  it('RFC 9110: a method the path does not declare is 405 with Allow even with a body that is not JSON', async () => {
+    const path = '/orgs/{organizationId}/webhooks/{webhookId}/execute';
+    const res = await request(env.app)
+      .trace(fill(path, org.organizationId))
+      .set('Content-Type', 'application/json')
+      .send('{not json');
+    expect(res.status).to.equal(405);
+    expect(res.body.error.code).to.equal('method_not_allowed');
+    expect(res.headers.allow).to.equal('POST');
+    // POST and PUT bodies are parsed, but only where the path declares the method.
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const allowed = declared(item);
+      for (const method of (['put', 'post'] as const).filter((m) => !allowed.includes(m))) {
+        const res = await request(env.app)
+          [method](fill(path, org.organizationId))
+          .set('Authorization', `Bearer ${org.owner.token}`)
+          .set('Content-Type', 'application/json')
+          .send('{not json');
+        expect(res.status, `${method} ${path}`).to.equal(405);
+        expect(res.headers.allow?.split(/,\s*/).sort(), `Allow of ${path}`).to.deep.equal(
+          allowed.map((m) => m.toUpperCase()).sort(),
+        );
+      }
+    }
+  });
+
   it('a parameter the contract types as integer is refused (400) unless written as an integer: cursor=0.0, 1e2, 0x10', async () => {
     // One read (or delete) per integer parameter: ids that name nothing answer 404 once the parameters are valid.
     const cases = new Map<string, { method: 'get' | 'delete'; path: string; parameter: Parameter }>();

@@ -3,6 +3,7 @@ import { recordHistory } from './helpers/histories';
 import { expect } from 'chai';
 import { useWorkerAndOrg } from './helpers/worker';
 import { as } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 import { createKb, settled, uploadFile } from './helpers/kb';
 import { eventually } from './helpers/wait';
 import type { ChatRequest } from './helpers/llm';
@@ -74,7 +75,11 @@ describe('knowledge bases: agents search them, ETL rules run agents', function (
       as(env, org.admin.token).post(org.path(`/knowledgebases/${kb}/etls`), body);
     const refused = async (body: object, text: string) =>
       expect((await post(body).expect(400)).body.error.message).to.contain(text);
-    await refused({ etlType: 'action-chain', conditions: [] }, 'deprecated');
+    // openapi.yaml holds these rules (the deprecated action-chain type is no longer a type)
+    await refused(
+      { etlType: 'action-chain', agentId: 'default-assistant', prompt: 'Summarise', conditions: [] },
+      'etlType must be equal to one of the allowed values',
+    );
     await refused({ etlType: 'agent', agentId: 'default-assistant', conditions: [] }, 'prompt');
     await refused({ etlType: 'workflow', conditions: [] }, 'workflowId');
     await refused(
@@ -83,11 +88,11 @@ describe('knowledge bases: agents search them, ETL rules run agents', function (
         workflowId: 'w',
         conditions: [{ field: 'fileName', comparison: 'IS_EMPTY', value: 'x' }],
       },
-      'takes no value',
+      'request/body/conditions/0 must NOT be valid',
     );
     await refused(
       { etlType: 'workflow', workflowId: 'w', conditions: [{ field: 'fileName', comparison: 'CONTAINS' }] },
-      'needs a value',
+      "request/body/conditions/0 must have required property 'value'",
     );
     await refused(
       {
@@ -132,7 +137,7 @@ describe('knowledge bases: agents search them, ETL rules run agents', function (
     // An admin outside the agent's groups may not give it work.
     await as(env, org.admin.token)
       .put(path, { etlType: 'agent', agentId: 'default-assistant', prompt: 'Summarise', conditions: [] })
-      .expect(404);
+      .expect(invalidReference('agentId'));
     const replaced = await as(env, org.owner.token)
       .put(path, { etlType: 'agent', agentId: 'default-assistant', prompt: 'Summarise', conditions: [] })
       .expect(200);

@@ -3,6 +3,7 @@ import { recordHistory } from './helpers/histories';
 import { expect } from 'chai';
 import { useWorkerAndOrg } from './helpers/worker';
 import { addMember, as, createTestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 import { createKb, search, settled, uploadFile } from './helpers/kb';
 import { eventually } from './helpers/wait';
 
@@ -72,7 +73,8 @@ describe('knowledge bases: manage, delete and copy', function () {
     const kb = await createKb(env, org);
     await as(env, org.admin.token)
       .put(org.path(`/knowledgebases/${kb}`), { title: 'Docs', llmDescription: '', isPublic: true })
-      .expect(400);
+      .expect(403)
+      .expect((r) => expect(r.body.error.message).to.contain('not configured to host public content'));
     await env.deps.services.organization.setHostsPublicContent(org.organizationId, true);
     await as(env, org.admin.token)
       .put(org.path(`/knowledgebases/${kb}`), { title: 'Docs', llmDescription: '', isPublic: true })
@@ -115,7 +117,7 @@ describe('knowledge bases: manage, delete and copy', function () {
         knowledgeBaseId: hidden,
         kbOrganizationId: org.organizationId,
       })
-      .expect(404);
+      .expect(invalidReference('knowledgeBaseId'));
   });
 
   it('deletes a file and a knowledge base durably: records, vectors and attachments go', async () => {
@@ -189,7 +191,7 @@ describe('knowledge bases: manage, delete and copy', function () {
     const other = await createTestOrg(env, 'Copy Target');
     await as(env, org.admin.token)
       .post(org.path(`/knowledgebases/${kb}/copy-to`), { toOrganizationId: other.organizationId })
-      .expect(404);
+      .expect(invalidReference('toOrganizationId'));
     // The owner of both organizations copies.
     await env.deps.repos
       .tenant(other.organizationId)

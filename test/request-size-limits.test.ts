@@ -51,10 +51,16 @@ function sample(raw: Schema | undefined): unknown {
   if (s.enum) return (s.enum as unknown[])[0];
   if (s.default !== undefined) return s.default;
   const [alt] = s.allOf ?? s.oneOf ?? s.anyOf ?? [];
-  if (alt) return sample(alt);
+  if (alt && !s.type) return sample(alt);
   switch (s.type) {
-    case 'object':
-      return Object.fromEntries((s.required ?? []).map((k) => [k, sample(s.properties?.[k])]));
+    case 'object': {
+      // An alternative of an object (one handler type, one condition kind) adds its required fields and narrows
+      // their schemas.
+      const narrowed = deref(alt);
+      const properties = { ...s.properties, ...narrowed.properties };
+      const required = [...new Set([...(s.required ?? []), ...(narrowed.required ?? [])])];
+      return Object.fromEntries(required.map((k) => [k, sample(properties[k])]));
+    }
     case 'array':
       return Array.from({ length: (s.minItems as number) ?? 0 }, () => sample(s.items));
     case 'integer':

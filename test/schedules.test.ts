@@ -3,6 +3,7 @@ import { workflowIds } from '@contracts';
 import { testEnv, type TestEnv } from './helpers/env';
 import { createTestAgent } from './helpers/agents';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 
 // A cron that fires once a year: nothing fires by itself while the tests run.
 const YEARLY = '0 0 1 1 *';
@@ -177,7 +178,9 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
       inputMapping: null,
     });
     // the handler runs with its creator's rights: an admin whose group may not use the agent cannot add it
-    await admin().post(base, { handlerType: 'agent', agentId, instructions: 'Write the report' }).expect(404);
+    await admin()
+      .post(base, { handlerType: 'agent', agentId, instructions: 'Write the report' })
+      .expect(invalidReference('agentId'));
     const agentHandler = await as(env, org.owner.token)
       .post(base, { handlerType: 'agent', agentId, instructions: 'Write the report' })
       .expect(201);
@@ -191,10 +194,10 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
       .expect(400);
     await admin()
       .post(base, { handlerType: 'workflow', workflowId: 'chn_nope', instructions: 'x' })
-      .expect(400);
+      .expect(invalidReference('workflowId'));
     await as(env, org.owner.token)
       .post(base, { handlerType: 'agent', agentId: 'agt_nope', instructions: 'x' })
-      .expect(404);
+      .expect(invalidReference('agentId'));
     await admin().post(base, { handlerType: 'robot', instructions: 'x' }).expect(400);
 
     const list = await admin().get(`${base}?limit=2&cursor=1`).expect(200);
@@ -340,10 +343,10 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
     const theirHandlers = other.path(`/schedules/${theirs.body.triggerId}/handlers`);
     await stranger
       .post(theirHandlers, { handlerType: 'workflow', workflowId: chainId, instructions: 'x' })
-      .expect(400);
+      .expect(invalidReference('workflowId'));
     await as(env, other.owner.token)
       .post(theirHandlers, { handlerType: 'agent', agentId, instructions: 'x' })
-      .expect(404);
+      .expect(invalidReference('agentId'));
     // and nothing of ours changed
     expect(
       (

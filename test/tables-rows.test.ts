@@ -112,7 +112,8 @@ describe('Custom tables: rows', () => {
       [{ nope: 1 }, "'nope' is not a field"],
       [{ price: 'dear' }, "'price' must be a number"],
       [{ title: null }, "'title' is required and cannot be null"],
-      [{}, 'at least one field'],
+      // the contract's minProperties, in the validator's words
+      [{}, 'data must NOT have fewer than 1 properties'],
     ];
     for (const [data, message] of refusals) {
       const bad = await admin.put(url, { data });

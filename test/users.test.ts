@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { TestEnv } from './helpers/env';
 import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
 import { eventually } from './helpers/wait';
+import { invalidReference } from './helpers/errors';
 import { useWorkerAndOrg } from './helpers/worker';
 
 describe('users', () => {
@@ -253,10 +254,10 @@ describe('users', () => {
       }
     });
 
-    it('validates reassignWorkflowsTo against the members', async () => {
+    it('validates reassignWorkflowsTo against the members: a member named in the query that is missing is 400 invalid_reference', async () => {
       await as(env, org.owner.token)
         .delete(org.path(`/users/${org.chat.userId}?reassignWorkflowsTo=usr_nobody`))
-        .expect(400);
+        .expect(invalidReference('reassignWorkflowsTo'));
       await as(env, org.owner.token)
         .delete(org.path(`/users/${org.chat.userId}?reassignWorkflowsTo=${org.chat.userId}`))
         .expect(400);

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { createTestAgent } from './helpers/agents';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { invalidReference } from './helpers/errors';
 
 // Management, limits and the checks of POST …/execute that answer before anything runs (no worker here: an
 // accepted delivery's workflow just waits on this file's task queue).
@@ -86,7 +87,9 @@ describe('webhooks: management, limits, signatures', function () {
       agentId: null,
     });
     expect(chainHandler.body.inputMapping).to.deep.equal({ message: '{{body.text}}' });
-    await admin().post(handlers, { handlerType: 'agent', agentId, instructions: 'x' }).expect(404); // admin may not use it
+    await admin() // an admin who may not use the agent
+      .post(handlers, { handlerType: 'agent', agentId, instructions: 'x' })
+      .expect(invalidReference('agentId'));
     const agentHandler = await as(env, org.owner.token)
       .post(handlers, { handlerType: 'agent', agentId, instructions: 'Answer the sender' })
       .expect(201);

@@ -1,5 +1,5 @@
 import type { RequestContext } from '@lib/auth/context';
-import { badRequest, notFound } from '@lib/errors';
+import { badRequest, invalidReference, notFound } from '@lib/errors';
 import type { Repositories } from '@lib/repositories';
 import { toLinkView } from './agent-links.repository';
 import type { AgentsService } from './agents.service';
@@ -31,10 +31,11 @@ export class AgentLinksService {
   }
 
   async attachAgent(ctx: RequestContext, agentId: string, targetAgentId: string, instructions: string) {
-    if (targetAgentId === agentId) throw badRequest('an agent cannot be attached to itself');
+    // The agent in the path first: a missing one is 404, whatever the body says.
     await this.agents.manageable(ctx, agentId);
+    if (targetAgentId === agentId) throw badRequest('an agent cannot be attached to itself');
     const target = await this.repos.tenant(ctx.organizationId).agents.findOrMaterialise(targetAgentId);
-    if (!target) throw notFound('target agent');
+    if (!target) throw invalidReference('targetAgentId', targetAgentId);
     if (await this.reaches(ctx, targetAgentId, agentId)) {
       throw badRequest(
         `attaching ${targetAgentId} would create a cycle: it already calls ${agentId}, directly or not`,

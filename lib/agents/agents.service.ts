@@ -1,5 +1,5 @@
 import type { RequestContext } from '@lib/auth/context';
-import { badRequest, conflict, forbidden, notFound } from '@lib/errors';
+import { conflict, forbidden, invalidReference, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
 import type { Repositories, TenantRepositories } from '@lib/repositories';
@@ -139,9 +139,7 @@ export class AgentsService {
   ) {
     if (!knowledgeBaseId) return;
     if (!(await this.repos.tenant(ctx.organizationId).knowledgeBases.get(knowledgeBaseId)))
-      throw badRequest(
-        `emailAttachmentsToKnowledgeBaseId: there is no knowledge base ${knowledgeBaseId} in this organization`,
-      );
+      throw invalidReference('emailAttachmentsToKnowledgeBaseId', knowledgeBaseId);
   }
 
   /**

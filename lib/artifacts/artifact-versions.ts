@@ -1,4 +1,4 @@
-import { AppError, conflict, notFound } from '@lib/errors';
+import { AppError, conflict, invalidReference, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { ObjectTooLarge, type ObjectStore } from '@lib/knowledge-bases/object-store';
 import type { Repositories } from '@lib/repositories';
@@ -108,11 +108,11 @@ export class ArtifactVersions {
     throw conflict('the artifact is being changed by other requests at the same time; try again');
   }
 
-  /** The version `versionId` of the artifact, or its current version. */
+  /** The version `versionId` of the artifact (always named in a body or query), or its current version. */
   find(artifact: ArtifactDoc, versionId?: string): ArtifactVersionDoc {
     if (versionId === undefined) return currentVersion(artifact);
     const version = artifact.versions.find((v) => v.versionId === versionId);
-    if (!version) throw notFound('artifact version');
+    if (!version) throw invalidReference('versionId', versionId);
     return version;
   }
 

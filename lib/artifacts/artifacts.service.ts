@@ -1,5 +1,5 @@
 import type { RequestContext } from '@lib/auth/context';
-import { badRequest, conflict } from '@lib/errors';
+import { AppError, badRequest, conflict } from '@lib/errors';
 import { newId } from '@lib/ids';
 import type { KbFilesService } from '@lib/knowledge-bases/kb-files.service';
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
@@ -150,10 +150,10 @@ export class ArtifactsService {
     const unknownGroups = groupIds.filter((_, i) => !groups[i]);
     if (unknownUsers.length || unknownGroups.length) {
       const parts = [
-        unknownUsers.length ? `users that are not members: ${unknownUsers.join(', ')}` : '',
-        unknownGroups.length ? `groups that do not exist: ${unknownGroups.join(', ')}` : '',
+        unknownUsers.length ? `userIds: ${unknownUsers.join(', ')} are not members of this organization` : '',
+        unknownGroups.length ? `groupIds: ${unknownGroups.join(', ')} do not exist` : '',
       ].filter(Boolean);
-      throw badRequest(`cannot share with ${parts.join('; ')}`, { unknownUsers, unknownGroups });
+      throw new AppError(400, 'invalid_reference', parts.join('; '), { unknownUsers, unknownGroups });
     }
     const updated = await this.repo(ctx).share(artifactId, userIds, groupIds);
     return this.wrap(ctx, updated ?? (await this.access.readable(ctx, artifactId)));

@@ -1,6 +1,6 @@
 import type { RequestContext } from '@lib/auth/context';
 import { InvalidTokenError, type TokenService } from '@lib/auth/tokens';
-import { AppError, forbidden, notFound } from '@lib/errors';
+import { AppError, forbidden, invalidReference } from '@lib/errors';
 import type { Repositories } from '@lib/repositories';
 
 export interface AssumeRoleBody {
@@ -29,7 +29,7 @@ export class AssumeRoleService {
     const members = this.repos.tenant(ctx.organizationId).members;
     let member = await members.findByUserIdOrSourceId(body.userId);
     if (!member) {
-      if (!body.userEmail) throw notFound('user (pass userEmail to create them)');
+      if (!body.userEmail) throw invalidReference('userId', body.userId, ' (pass userEmail to create them)');
       const { user } = await this.repos.accounts.findOrCreate({
         email: body.userEmail,
         name: body.userName ?? body.userEmail.split('@')[0] ?? body.userEmail,

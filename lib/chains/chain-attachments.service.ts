@@ -1,6 +1,6 @@
 import type { AgentsService } from '@lib/agents/agents.service';
 import type { RequestContext } from '@lib/auth/context';
-import { badRequest, notFound } from '@lib/errors';
+import { invalidReference, notFound, referenced } from '@lib/errors';
 import type { KbAccess } from '@lib/knowledge-bases/kb-access';
 import type { Repositories } from '@lib/repositories';
 import { validateToolConfiguration } from '@lib/tools/registry';
@@ -55,8 +55,9 @@ export class ChainAttachmentsService {
     config?: Config,
   ) {
     await this.chains.step(ctx, chainId, stepId);
-    if (kind === 'agent') await this.agents.readable(ctx, targetId);
-    if (kind === 'knowledge-base') await this.kbAccess.readable(ctx, targetId);
+    if (kind === 'agent') await referenced('agentId', targetId, this.agents.readable(ctx, targetId));
+    if (kind === 'knowledge-base')
+      await referenced('knowledgeBaseId', targetId, this.kbAccess.readable(ctx, targetId));
     if (kind === 'tool') {
       validateToolConfiguration(targetId, config ?? {});
       keepStoredSecrets(targetId, config ?? {}, {});
@@ -81,9 +82,10 @@ export class ChainAttachmentsService {
     config: Config,
   ) {
     await this.chains.step(ctx, chainId, stepId);
-    validateToolConfiguration(toolCode, config);
+    // A tool the step does not have (named in the path) is 404 before its configuration is looked at.
     const current = await this.repo(ctx).getForStep(stepId, 'tool', toolCode);
     if (!current) throw notFound('tool attachment');
+    validateToolConfiguration(toolCode, config);
     const stored = JSON.parse(current.configJson ?? '{}') as Config;
     const merged = keepStoredSecrets(toolCode, config, stored);
     const updated = await this.repo(ctx).updateStepConfig(stepId, 'tool', toolCode, JSON.stringify(merged));
@@ -120,7 +122,7 @@ export class ChainAttachmentsService {
   async attachToAgent(ctx: RequestContext, agentId: string, actionChainId: string) {
     await this.agents.manageable(ctx, agentId);
     const chain = await this.repos.tenant(ctx.organizationId).chains.get(actionChainId);
-    if (!chain) throw badRequest(`actionChainId ${actionChainId} is not a chain of this organization`);
+    if (!chain) throw invalidReference('actionChainId', actionChainId);
     const attachment = await this.repo(ctx).attachToAgent(agentId, actionChainId, ctx.userId);
     return toAgentChainView(attachment, chain.name);
   }

@@ -4,7 +4,7 @@ import { WORKFLOWS, workflowIds, type ChainRunInput, type ChainRunWorkflow } fro
 import type { RequestContext } from '@lib/auth/context';
 import { undoOnFailure, type Admission, type Slot } from '@lib/admission/admission';
 import { createOrFind } from '@lib/db/duplicate-key';
-import { badRequest, conflict, notFound } from '@lib/errors';
+import { badRequest, conflict, invalidReference, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
@@ -86,7 +86,7 @@ export class ChainRunsService {
 
   private checkOnlyStep(steps: StepDoc[], onlyStep: number | undefined) {
     if (onlyStep !== undefined && !steps.some((s) => s.stepOrder === onlyStep))
-      throw badRequest(`onlyStep ${onlyStep} is not the stepOrder of a step of this chain`);
+      throw invalidReference('onlyStep', String(onlyStep), ' as the stepOrder of a step of this chain');
   }
 
   /** The input of an execution of `run`, with the steps it runs planned from the steps read with it. */
@@ -219,7 +219,7 @@ export class ChainRunsService {
       this.runs(ctx.organizationId).get(body.runId),
       this.repos.tenant(ctx.organizationId).chains.listSteps(actionChainId),
     ]);
-    if (!existing || existing.actionChainId !== actionChainId) throw notFound('run');
+    if (!existing || existing.actionChainId !== actionChainId) throw invalidReference('runId', body.runId);
     this.checkOnlyStep(steps, body.onlyStep);
     const messageId = newId('msg');
     const admitted = await this.admit(ctx.organizationId, 'api', existing._id, existing.generation + 1);

@@ -13,7 +13,7 @@ import type { Admission } from '@lib/admission/admission';
 import type { AgentAccess } from '@lib/agents/agent-access';
 import { removeConversationAnalyses } from '@lib/analyses/analysis-runs';
 import type { RequestContext } from '@lib/auth/context';
-import { badRequest, conflict, notFound } from '@lib/errors';
+import { badRequest, conflict, invalidReference, notFound, referenced } from '@lib/errors';
 import { BlockedAddressError, type OutboundClient } from '@lib/http/outbound';
 import { page, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
@@ -155,8 +155,17 @@ export class ConversationsService {
     let conversation: ConversationDoc;
     let opening: { agent: ReturnType<typeof agentSettings>; tools: ModelTool[] } | undefined;
     if (body.conversationId) {
-      conversation = await this.load(ctx, body.conversationId);
-      if (conversation.agentId !== body.agentId) throw notFound('conversation for this agent');
+      conversation = await referenced(
+        'conversationId',
+        body.conversationId,
+        this.load(ctx, body.conversationId),
+      );
+      if (conversation.agentId !== body.agentId)
+        throw invalidReference(
+          'conversationId',
+          body.conversationId,
+          ` as a conversation of ${body.agentId}`,
+        );
       await capacity;
     } else {
       // A turn that opens a conversation hands its workflow the whole setup (turn-setup.ts): the agent's tools
@@ -165,7 +174,11 @@ export class ConversationsService {
         ? loadModelTools(this.repos.tenant(ctx.organizationId), body.agentId)
         : undefined;
       tools?.catch(() => undefined); // awaited below; a failed read must not leave it unhandled
-      const agent = await this.access.getAccessibleAgent(ctx, body.agentId);
+      const agent = await referenced(
+        'agentId',
+        body.agentId,
+        this.access.getAccessibleAgent(ctx, body.agentId),
+      );
       await capacity;
       const opened = await repo.openForRequest(requestId, {
         agentId: body.agentId,

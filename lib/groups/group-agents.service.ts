@@ -1,5 +1,5 @@
 import type { RequestContext } from '@lib/auth/context';
-import { notFound } from '@lib/errors';
+import { invalidReference, notFound } from '@lib/errors';
 import type { Repositories } from '@lib/repositories';
 import { toMappingView } from './group-agents.repository';
 
@@ -29,7 +29,7 @@ export class GroupAgentsService {
   async add(ctx: RequestContext, userGroupId: string, agentId: string) {
     await this.requireGroup(ctx, userGroupId);
     const agent = await this.repos.tenant(ctx.organizationId).agents.findOrMaterialise(agentId);
-    if (!agent) throw notFound('agent');
+    if (!agent) throw invalidReference('agentId', agentId);
     const { mapping, created } = await this.repo(ctx).ensure(userGroupId, agentId);
     return { mapping: toMappingView(mapping, agent.name), created };
   }

@@ -1,6 +1,6 @@
 import type { RequestContext } from '@lib/auth/context';
 import { iso } from '@lib/db/view';
-import { notFound } from '@lib/errors';
+import { invalidReference, notFound } from '@lib/errors';
 import { page, type PageRequest } from '@lib/paging';
 import type { RealtimeEmitter } from '@lib/realtime/emitter';
 import { rooms } from '@lib/realtime/rooms';
@@ -86,7 +86,7 @@ export class GroupsService {
     const tenant = this.repos.tenant(ctx.organizationId);
     if (!(await tenant.groups.get(id))) throw notFound('user group');
     const member = await tenant.members.setGroup(userId, id);
-    if (!member) throw notFound('user');
+    if (!member) throw invalidReference('userId', userId);
     this.disconnect(ctx, [userId]);
     return { organizationId: ctx.organizationId, userGroupId: id, userId, updatedAt: iso(member.updatedAt) };
   }

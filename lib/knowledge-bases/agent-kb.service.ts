@@ -1,6 +1,6 @@
 import type { AgentsService } from '@lib/agents/agents.service';
 import type { RequestContext } from '@lib/auth/context';
-import { notFound } from '@lib/errors';
+import { notFound, referenced } from '@lib/errors';
 import type { Repositories } from '@lib/repositories';
 import type { KbAccess } from './kb-access';
 import { toAgentKbView } from './views';
@@ -27,11 +27,13 @@ export class AgentKnowledgeBasesService {
   async attach(ctx: RequestContext, agentId: string, knowledgeBaseId: string, kbOrganizationId?: string) {
     await this.agents.manageable(ctx, agentId);
     const kbOrg = kbOrganizationId ?? ctx.organizationId;
-    const kb =
+    const kb = await referenced(
+      'knowledgeBaseId',
+      knowledgeBaseId,
       kbOrg === ctx.organizationId
-        ? await this.access.readable(ctx, knowledgeBaseId)
-        : await this.repos.crossOrg.findPublicKnowledgeBaseCrossOrg(kbOrg, knowledgeBaseId);
-    if (!kb) throw notFound('knowledge base');
+        ? this.access.readable(ctx, knowledgeBaseId)
+        : this.repos.crossOrg.findPublicKnowledgeBaseCrossOrg(kbOrg, knowledgeBaseId),
+    );
     const attachment = await this.attachments(ctx).create({
       agentId,
       knowledgeBaseId,

@@ -1,6 +1,6 @@
 import type { AgentAccess } from '@lib/agents/agent-access';
 import type { RequestContext } from '@lib/auth/context';
-import { badRequest, notFound } from '@lib/errors';
+import { badRequest, invalidReference, notFound, referenced } from '@lib/errors';
 import { newId } from '@lib/ids';
 import type { Repositories } from '@lib/repositories';
 import { checkConditions } from './etl-conditions';
@@ -46,14 +46,14 @@ export class EtlRulesService {
       if (!body.agentId || !body.prompt) throw badRequest("an 'agent' rule needs agentId and prompt");
       if (body.workflowId) throw badRequest("an 'agent' rule takes no workflowId");
       // The rule runs with its creator's rights: they must be able to use the agent now.
-      await this.agents.getAccessibleAgent(ctx, body.agentId);
+      await referenced('agentId', body.agentId, this.agents.getAccessibleAgent(ctx, body.agentId));
       return { etlType: 'agent', agentId: body.agentId, prompt: body.prompt, workflowId: null, conditions };
     }
     if (!body.workflowId) throw badRequest("a 'workflow' rule needs workflowId");
     if (body.agentId) throw badRequest("a 'workflow' rule takes no agentId");
     // A workflow is an action chain; it runs on the file, so it must be a file chain.
     const chain = await this.repos.tenant(ctx.organizationId).chains.get(body.workflowId);
-    if (!chain) throw badRequest(`workflowId ${body.workflowId} is not an action chain of this organization`);
+    if (!chain) throw invalidReference('workflowId', body.workflowId);
     if (chain.inputType !== 'file')
       throw badRequest(`the action chain ${body.workflowId} must have inputType 'file' to run on files`);
     return {

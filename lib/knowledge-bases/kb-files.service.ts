@@ -1,7 +1,7 @@
 import { WORKFLOWS, workflowIds, type IngestFileWorkflow, type PurgeKnowledgeWorkflow } from '@contracts';
 import { undoOnFailure, type Admission, type Slot } from '@lib/admission/admission';
 import type { RequestContext } from '@lib/auth/context';
-import { AppError, badRequest, conflict, notFound } from '@lib/errors';
+import { AppError, badRequest, conflict, notFound, referenced } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, type PageRequest } from '@lib/paging';
 import { findOrCreate } from '@lib/db/duplicate-key';
@@ -226,7 +226,8 @@ export class KbFilesService {
     knowledgeBaseId: string,
     source: { fileName: string; contentType: string; key: string; sizeBytes: number },
   ) {
-    await this.access.writable(ctx, knowledgeBaseId);
+    // The knowledge base is named in the request body (an artifact sent to it).
+    await referenced('knowledgeBaseId', knowledgeBaseId, this.access.writable(ctx, knowledgeBaseId));
     const problem = uploadTypeProblem(source.fileName, source.contentType);
     if (problem) throw badRequest(problem);
     const fileId = newId('kbf');
@@ -327,7 +328,11 @@ export class KbFilesService {
     destinationKnowledgeBaseId: string,
   ) {
     await this.access.readable(ctx, knowledgeBaseId);
-    await this.access.writable(ctx, destinationKnowledgeBaseId);
+    await referenced(
+      'destinationKnowledgeBaseId',
+      destinationKnowledgeBaseId,
+      this.access.writable(ctx, destinationKnowledgeBaseId),
+    );
     const source = await this.file(ctx, knowledgeBaseId, fileId);
     if (source.status !== 'READY')
       throw conflict(`only READY files can be copied; this one is ${source.status}`);

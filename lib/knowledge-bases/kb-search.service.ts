@@ -1,5 +1,5 @@
 import type { RequestContext } from '@lib/auth/context';
-import { badRequest, notFound } from '@lib/errors';
+import { badRequest, invalidReference, referenced } from '@lib/errors';
 import { compileGlob } from '@lib/patterns/glob';
 import type { Repositories } from '@lib/repositories';
 import type { Embedders } from '@lib/embeddings/embedders';
@@ -158,9 +158,9 @@ export class KbSearchService {
       );
     return Promise.all(
       ids.map(async (id, i) => {
-        if (orgs[i] === ctx.organizationId) return this.access.readable(ctx, id);
+        if (orgs[i] === ctx.organizationId) return referenced('kbIds', id, this.access.readable(ctx, id));
         const kb = await this.repos.crossOrg.findPublicKnowledgeBaseCrossOrg(orgs[i]!, id);
-        if (!kb) throw notFound(`knowledge base ${id}`);
+        if (!kb) throw invalidReference('kbIds', id);
         return kb;
       }),
     );

@@ -7,7 +7,7 @@ import {
 import type { AgentsService } from '@lib/agents/agents.service';
 import type { RequestContext } from '@lib/auth/context';
 import { ROLE_CAPABILITIES } from '@lib/auth/roles';
-import { AppError, badRequest, forbidden, notFound } from '@lib/errors';
+import { AppError, forbidden, invalidReference, notFound, referenced } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
@@ -72,7 +72,7 @@ export class KnowledgeBasesService {
 
   /** The agent's personal knowledge base, created on first use (concurrent first calls create one). */
   private async forAgent(ctx: RequestContext, agentId: string): Promise<KnowledgeBaseDoc> {
-    const agent = await this.agents.readable(ctx, agentId);
+    const agent = await referenced('forAgentId', agentId, this.agents.readable(ctx, agentId));
     const id = agentKnowledgeBaseId(agent.agentId);
     const kb = await this.repo(ctx).findOrCreate(id, () =>
       this.repo(ctx).create(id, {
@@ -97,8 +97,9 @@ export class KnowledgeBasesService {
     if (!this.access.isManager(ctx))
       throw forbidden('publishing a knowledge base needs the admin or owner role');
     const org = await this.repos.tenant(ctx.organizationId).organization.get();
+    // Like an agent's visibility: the request is fine, the organization may not do it (a 403, not a 400).
     if (!org?.hostsPublicContent) {
-      throw badRequest(
+      throw forbidden(
         'this organization is not configured to host public content, so its knowledge bases cannot be public; ' +
           'an operator enables it with `npm run cli -- org-public --org <organizationId> --enabled true`',
       );
@@ -166,7 +167,7 @@ export class KnowledgeBasesService {
         'copying to another organization needs a signed-in user session: an API key or token belongs to one organization',
       );
     const member = await this.repos.tenant(toOrganizationId).members.get(ctx.userId);
-    if (!member) throw notFound('destination organization');
+    if (!member) throw invalidReference('toOrganizationId', toOrganizationId);
     if (!ROLE_CAPABILITIES[member.role].has('knowledge_bases.manage'))
       throw forbidden('copying needs the admin or owner role in the destination organization');
     const messageId = newId('msg');

@@ -40,13 +40,14 @@ export class AgentToolsService {
     toolCode: string,
     body: { toolCode?: string; configuration: unknown },
   ) {
+    // What the path names first: a tool the agent does not have is 404, whatever the body holds.
+    await this.agents.manageable(ctx, agentId);
+    const current = await this.tools(ctx).get(agentId, toolCode);
+    if (!current) throw notFound('tool attachment');
     if (body.toolCode !== undefined && body.toolCode !== toolCode) {
       throw badRequest(`toolCode in the body (${body.toolCode}) differs from the path (${toolCode})`);
     }
-    await this.agents.manageable(ctx, agentId);
     validateToolConfiguration(toolCode, body.configuration);
-    const current = await this.tools(ctx).get(agentId, toolCode);
-    if (!current) throw notFound('tool attachment');
     const configuration = keepStoredSecrets(
       toolCode,
       body.configuration as Record<string, unknown>,

@@ -1,6 +1,6 @@
 import type { AgentAccess } from '@lib/agents/agent-access';
 import type { RequestContext } from '@lib/auth/context';
-import { badRequest } from '@lib/errors';
+import { referenced } from '@lib/errors';
 import type { Repositories } from '@lib/repositories';
 
 export interface HandlerTargetIds {
@@ -16,15 +16,14 @@ export class HandlerTargets {
     private readonly access: AgentAccess,
   ) {}
 
-  /** The handler runs with its creator's rights: they must be able to use the agent now (404 otherwise). */
+  /** The handler runs with its creator's rights: they must be able to use the agent now. */
   async checkAgent(ctx: RequestContext, agentId: string) {
-    await this.access.getAccessibleAgent(ctx, agentId);
+    await referenced('agentId', agentId, this.access.getAccessibleAgent(ctx, agentId));
   }
 
-  /** 400 unless `id` is an action chain of the organization (`field` names where it was sent). */
+  /** `id` must be an action chain of the organization (`field` names where it was sent). */
   async checkChain(ctx: RequestContext, field: 'actionChainId' | 'workflowId', id: string) {
-    const chain = await this.repos.tenant(ctx.organizationId).chains.get(id);
-    if (!chain) throw badRequest(`${field} ${id} is not an action chain of this organization`);
+    await referenced(field, id, this.repos.tenant(ctx.organizationId).chains.get(id));
   }
 
   /** Current names of the agents and chains some handlers run (a renamed target shows its new name; a deleted

@@ -1,7 +1,7 @@
 import { WORKFLOWS, workflowIds, type InvitationWorkflow } from '@contracts';
 import type { RequestContext } from '@lib/auth/context';
 import { conflictOnDuplicate } from '@lib/db/duplicate-key';
-import { AppError, badRequest, conflict, forbidden, notFound } from '@lib/errors';
+import { AppError, badRequest, conflict, forbidden, invalidReference, notFound } from '@lib/errors';
 import { page, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
 import type { RealtimeEmitter } from '@lib/realtime/emitter';
@@ -107,8 +107,9 @@ export class UsersService {
     }
     if (reassignWorkflowsTo !== undefined) {
       if (reassignWorkflowsTo === userId) throw badRequest('reassignWorkflowsTo must name another member');
+      // A member named in the query: missing is an invalid reference, as for every reference outside the path.
       if (!(await members.get(reassignWorkflowsTo)))
-        throw badRequest('reassignWorkflowsTo is not a member of this organization');
+        throw invalidReference('reassignWorkflowsTo', reassignWorkflowsTo);
     }
     if (!(await members.remove(userId))) throw notFound('user');
     // The count above can race with another owner's removal: check again after the write, and undo it.

@@ -269,7 +269,7 @@ export interface paths {
          * @description Caller: a user session of an owner or admin, or an API key with `assume_role.write`.
          *     `userId` is our user id or your own identifier for the user (stored as the `sourceId` of their
          *     membership in this organization only). When no member matches and `userEmail` is given, the account is
-         *     found or created by email and added with role `chat`; without `userEmail` an unknown user is 404. The
+         *     found or created by email and added with role `chat`; without `userEmail` an unknown user is `400 invalid_reference`. The
          *     token's role is always `chat`, and it may act only for a member whose role is `chat`: an owner or admin
          *     is 403 (the token would receive their live turns). A new account cannot take an agent's `emailAddress`
          *     (`409 email_address_taken`).
@@ -957,7 +957,7 @@ export interface paths {
         put?: never;
         /**
          * Let this agent call another agent of the organization (admin or owner)
-         * @description The target must be an agent of this organization (a default agent id creates it), `404` otherwise.
+         * @description The target must be an agent of this organization (a default agent id creates it), `400 invalid_reference` otherwise.
          *     An agent cannot be attached to itself, and no attachment may close a cycle (A calls B calls A): `400`.
          *     Attaching the same target twice is `409`. The attachment alone makes the target callable: the agent's
          *     model sees a tool `ask_<targetAgentId>` (the `call_agent` catalogue tool is not needed).
@@ -1080,7 +1080,7 @@ export interface paths {
          * @description The knowledge base records the embedding model in use when it is created (`embeddingModel`); its files
          *     are always embedded with that model, so vectors of different models never mix. `isPublic: true` makes
          *     it searchable and attachable by other organizations; only organizations an operator configured to host
-         *     public content may publish (`400` otherwise).
+         *     public content may publish (`403` otherwise).
          */
         post: operations["createKnowledgeBase"];
         delete?: never;
@@ -1104,7 +1104,7 @@ export interface paths {
          *     every organization, or only `kbIds`. Each knowledge base is searched with its own embedding model and
          *     the hits are ranked together by cosine similarity. `kbOrgs` names the owning organization of each
          *     `kbIds` entry (same length, `400` otherwise; `kbOrgs` without `kbIds` is `400`); an entry that is not readable (another organization's
-         *     private knowledge base, or a missing one) is `404`. `cursor` + `limit` may reach at most 1000 hits.
+         *     private knowledge base, or a missing one) is `400 invalid_reference`. `cursor` + `limit` may reach at most 1000 hits.
          */
         get: operations["searchAllKnowledgeBases"];
         put?: never;
@@ -1161,7 +1161,7 @@ export interface paths {
         /**
          * Copy a knowledge base with its READY files to another organization (admin there)
          * @description The caller must be able to read the knowledge base here and be admin or owner of `toOrganizationId`
-         *     (`403` otherwise; `404` when the caller is not a member there). Only a user session may copy to
+         *     (`403` otherwise; `400 invalid_reference` when the caller is not a member there). Only a user session may copy to
          *     another organization: an API key, an assume-role token or an app session belongs to one organization
          *     (`403 session_required`). The copy runs as a workflow whose id is
          *     `kb-copy-<organizationId>-<messageId>`: a new ORGANIZATION knowledge base in the destination with the
@@ -1414,7 +1414,7 @@ export interface paths {
         /**
          * Let an agent search a knowledge base (admin or owner)
          * @description A knowledge base of this organization, or with `kbOrganizationId` a public knowledge base of another
-         *     organization (`404` when it is not public or does not exist). The agent's turns get a
+         *     organization (`400 invalid_reference` when it is not public or does not exist). The agent's turns get a
          *     `search_knowledge_bases` tool over its attached knowledge bases, and replies cite the hits. Attaching
          *     the same knowledge base twice is `409`.
          */
@@ -1680,7 +1680,7 @@ export interface paths {
         put?: never;
         /**
          * Attach a agent of the organization to a step
-         * @description The agent must exist in the organization (404 otherwise); attaching it twice is 409.
+         * @description The agent must exist in the organization (`400 invalid_reference` otherwise); attaching it twice is 409.
          */
         post: operations["attachChainStepAgent"];
         delete?: never;
@@ -1728,7 +1728,7 @@ export interface paths {
         put?: never;
         /**
          * Attach a knowledge base of the organization to a step
-         * @description The knowledge base must exist in the organization (404 otherwise); attaching it twice is 409.
+         * @description The knowledge base must exist in the organization (`400 invalid_reference` otherwise); attaching it twice is 409.
          */
         post: operations["attachChainStepKnowledgeBase"];
         delete?: never;
@@ -2563,6 +2563,40 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A step's inputSchema (the chain input it expects; the first step's is the chain's) or outputSchema (the fields it adds to the chain state): a JSON Schema (draft-07) of an object, `type: object` and `properties` naming each field. Any draft-07 keyword may be used (`items` as one schema); those listed are typed here. The schema must compile: a `pattern` must run in linear time (no backreferences or lookarounds). */
+        StepObjectSchema: {
+            /** @enum {string} */
+            type: "object";
+            properties: {
+                input?: unknown;
+            } & {
+                [key: string]: components["schemas"]["StepFieldSchema"];
+            };
+            required?: components["schemas"]["StepSchemaRequired"];
+        } | null;
+        StepSchemaRequired: string[];
+        /** @description The JSON Schema (draft-07) of one field of a step's input or output. */
+        StepFieldSchema: {
+            type?: components["schemas"]["StepSchemaType"] | components["schemas"]["StepSchemaType"][];
+            title?: string;
+            description?: string;
+            enum?: unknown[];
+            /** Format: regex */
+            pattern?: string;
+            minimum?: number;
+            maximum?: number;
+            minLength?: number;
+            maxLength?: number;
+            minItems?: number;
+            maxItems?: number;
+            items?: components["schemas"]["StepFieldSchema"];
+            properties?: {
+                [key: string]: components["schemas"]["StepFieldSchema"];
+            };
+            required?: components["schemas"]["StepSchemaRequired"];
+        };
+        /** @enum {string} */
+        StepSchemaType: "string" | "number" | "integer" | "boolean" | "array" | "object" | "null";
         Error: {
             error: {
                 code: string;
@@ -2916,6 +2950,12 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        TableRowChange: {
+            /** @description The fields to change, keyed by field name (at least one; a table has at most 50 fields) */
+            data: {
+                [key: string]: unknown;
+            };
+        };
         TableRowPage: {
             items: components["schemas"]["TableRow"][];
             totalRows: number;
@@ -3175,14 +3215,17 @@ export interface components {
              * @enum {string}
              */
             reasoning?: "none" | "low" | "medium" | "high";
-            /** @description Address at which the agent receives mail and from which it answers; in an agent mail domain (AGENT_EMAIL_DOMAINS) */
+            /** @description Address at which the agent receives mail and from which it answers; in an agent mail domain (AGENT_EMAIL_DOMAINS). `""` or null clears it. */
             emailAddress?: string | null;
             /** @description `all`: every organization user may mail the agent; any other value: only users with access to the agent */
             emailFilters?: string | null;
             /** @description A knowledge base of this organization that receives mail attachments */
             emailAttachmentsToKnowledgeBaseId?: string | null;
+            /** @description Comma-separated file extensions (letters and digits, an optional leading dot), at most 50 */
             emailAttachmentsFileTypeFilter?: string | null;
+            /** @description Comma-separated email addresses, at most 50 */
             emailCcTo?: string | null;
+            /** @description Comma-separated email addresses, at most 50 */
             emailBccTo?: string | null;
             emailReplyTo?: string | null;
         };
@@ -3423,13 +3466,21 @@ export interface components {
              * @enum {string}
              */
             mergeOperator?: "AND" | "OR";
-        };
+        } & ({
+            /** @enum {unknown} */
+            comparison?: "EQUALS" | "CONTAINS" | "STARTS_WITH" | "ENDS_WITH";
+        } | {
+            /** @enum {unknown} */
+            comparison?: "IS_EMPTY" | "IS_NOT_EMPTY";
+        });
         /**
          * @description `agent`: when a file of the knowledge base becomes READY and the conditions hold, the agent gets a new
          *     conversation (owned by the rule's creator) whose message is `prompt` followed by the file's name and ids;
          *     it can search the file through its attached knowledge bases. `workflow`: `workflowId` names the action
          *     chain to run with `{ fileId, knowledgeBaseId, fileName }`. Conditions combine left to right (`a AND b OR
-         *     c` is `(a AND b) OR c`); no conditions means every file. `action-chain` is deprecated and refused.
+         *     c` is `(a AND b) OR c`); no conditions means every file. Each condition but the last has a
+         *     `mergeOperator`; the last has none (checked by the service: a schema cannot tell the last item).
+         *     `etlType: action-chain` is deprecated and no longer accepted.
          */
         EtlRuleWrite: {
             readonly etlId?: string;
@@ -3441,12 +3492,21 @@ export interface components {
             /** Format: date-time */
             readonly updatedAt?: string;
             /** @enum {string} */
-            etlType: "agent" | "workflow" | "action-chain";
+            etlType: "agent" | "workflow";
             agentId?: string | null;
             prompt?: string | null;
             workflowId?: string | null;
             conditions: components["schemas"]["EtlCondition"][];
-        };
+        } & ({
+            /** @enum {unknown} */
+            etlType?: "agent";
+            agentId: string;
+            prompt: string;
+        } | {
+            /** @enum {unknown} */
+            etlType?: "workflow";
+            workflowId: string;
+        });
         EtlRule: {
             etlId: string;
             knowledgeBaseId: string;
@@ -3492,10 +3552,8 @@ export interface components {
             reasoning?: "none" | "low" | "medium" | "high";
             /** @default true */
             enabled?: boolean;
-            /** @description The chain input this step expects (the first step's is the chain's) */
-            inputSchema?: Record<string, unknown> | null;
-            /** @description The fields this step adds to the chain state (a property named input is refused) */
-            outputSchema?: Record<string, unknown> | null;
+            inputSchema?: components["schemas"]["StepObjectSchema"];
+            outputSchema?: components["schemas"]["StepObjectSchema"];
             /** @default false */
             showWholeChainState?: boolean;
             forEachElement?: string | null;
@@ -3673,7 +3731,7 @@ export interface components {
             contentType: string;
             content?: string;
             contentBase64?: string;
-        };
+        } & (unknown | unknown);
         /** @description Exactly one of `content` (UTF-8 text) and `contentBase64` (standard base64 with padding) */
         ArtifactUpload: {
             /** @description Trimmed: 1 to 500 characters */
@@ -3682,7 +3740,7 @@ export interface components {
             contentType: string;
             content?: string;
             contentBase64?: string;
-        };
+        } & (unknown | unknown);
         ArtifactVersion: {
             versionId: string;
             /** @description 1 for the first version and up by one per version */
@@ -3841,6 +3899,7 @@ export interface components {
         InputMapping: {
             [key: string]: string;
         } | null;
+        /** @description The handler's type names its one target field; the other types' target fields are left out or null. */
         ScheduleHandlerWrite: {
             readonly handlerId?: string;
             readonly triggerId?: string;
@@ -3860,7 +3919,19 @@ export interface components {
             actionChainId?: string | null;
             workflowId?: string | null;
             inputMapping?: components["schemas"]["InputMapping"];
-        };
+        } & ({
+            /** @enum {unknown} */
+            handlerType?: "agent";
+            agentId: string;
+        } | {
+            /** @enum {unknown} */
+            handlerType?: "action-chain";
+            actionChainId: string;
+        } | {
+            /** @enum {unknown} */
+            handlerType?: "workflow";
+            workflowId: string;
+        });
         ScheduleHandler: {
             handlerId: string;
             triggerId: string;
@@ -3952,6 +4023,7 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description The handler's type names its one target field; the other is left out. */
         WebhookHandlerWrite: {
             /** @enum {string} */
             handlerType: "agent" | "action-chain";
@@ -3959,7 +4031,13 @@ export interface components {
             agentId?: string;
             actionChainId?: string;
             inputMapping?: components["schemas"]["InputMapping"];
-        };
+        } & ({
+            /** @enum {unknown} */
+            handlerType?: "agent";
+        } | {
+            /** @enum {unknown} */
+            handlerType?: "action-chain";
+        });
         WebhookHandler: {
             handlerId: string;
             webhookId: string;
@@ -5404,7 +5482,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["TableRowWrite"];
+                "application/json": components["schemas"]["TableRowChange"];
             };
         };
         responses: {
@@ -6458,7 +6536,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    toolCode: string;
+                    /** @enum {string} */
+                    toolCode: "tables_query" | "tables_insert" | "call_agent" | "http_request" | "current_time" | "create_artifact" | "update_artifact" | "task_plan" | "browse";
                     configuration?: Record<string, unknown>;
                 };
             };
@@ -6927,9 +7006,9 @@ export interface operations {
                 cursor?: components["parameters"]["SearchCursor"];
                 /** @description Only files whose name matches this glob (`*`, `?`, `[abc]`, `[a-z]`, `[!abc]`, `\x`, one level of `{a,b}`; case-insensitive; `*` and `?` do not match `/`), e.g. `*.pdf` or `lease-202?-*`. Matched in linear time. At most `PATTERN_MAX_CHARS` (100) characters and `PATTERN_MAX_WILDCARDS` (20) wildcards, braces one level deep with at most 32 alternatives, and no extended globs (`+(…)`, `@(…)`, `!(…)`, `*(…)`, `?(…)`): otherwise `400 invalid_pattern` saying which. */
                 filePattern?: components["parameters"]["FilePattern"];
-                /** @description Comma-separated knowledge base ids (at most 50) */
+                /** @description Comma-separated knowledge base ids (at most 50), none empty or blank */
                 kbIds?: string;
-                /** @description Comma-separated owning organization ids, one per `kbIds` entry; requires `kbIds` */
+                /** @description Comma-separated owning organization ids, one per `kbIds` entry, none empty or blank; requires `kbIds` */
                 kbOrgs?: string;
             };
             header?: never;
@@ -7158,6 +7237,47 @@ export interface operations {
                      *     that `Content-Length` only, and a size over `KB_MAX_FILE_BYTES` is `400 file_too_large`.
                      */
                     sizeBytes?: number;
+                } | {
+                    contentType?: unknown;
+                } | {
+                    fileName?: unknown;
+                    contentType?: unknown;
+                } | {
+                    fileName?: unknown;
+                    contentType?: unknown;
+                } | {
+                    fileName?: unknown;
+                    contentType?: unknown;
+                } | {
+                    fileName?: unknown;
+                    contentType?: unknown;
+                } | {
+                    fileName?: unknown;
+                    contentType?: unknown;
+                } | {
+                    fileName?: unknown;
+                    contentType?: unknown;
+                } | {
+                    fileName?: unknown;
+                    contentType?: unknown;
+                } | {
+                    fileName?: unknown;
+                    contentType?: unknown;
+                } | {
+                    fileName?: unknown;
+                    contentType?: unknown;
+                } | {
+                    fileName?: unknown;
+                    contentType?: unknown;
+                } | {
+                    fileName?: unknown;
+                    contentType?: unknown;
+                } | {
+                    fileName?: unknown;
+                    contentType?: unknown;
+                } | {
+                    fileName?: unknown;
+                    contentType?: unknown;
                 };
             };
         };
@@ -8009,6 +8129,8 @@ export interface operations {
                     payload?: Record<string, unknown>;
                     runId?: string;
                     onlyStep?: number;
+                } | unknown | {
+                    payload?: unknown;
                 };
             };
         };
@@ -8599,7 +8721,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    toolCode: string;
+                    /** @enum {string} */
+                    toolCode: "tables_query" | "tables_insert" | "call_agent" | "http_request" | "current_time" | "create_artifact" | "update_artifact" | "task_plan" | "browse";
                     config: Record<string, unknown>;
                 };
             };
@@ -9042,6 +9165,7 @@ export interface operations {
                     /** Format: date-time */
                     readonly updatedAt?: string;
                     versions?: components["schemas"]["ServerOwned"];
+                    /** @description Trimmed: 1 to 500 characters */
                     name: string;
                 };
             };
@@ -9204,6 +9328,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Trimmed: 1 to 500 characters */
                     name?: string;
                 };
             };
