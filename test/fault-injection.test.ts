@@ -85,13 +85,14 @@ describe('fault injection: the API, the worker, Temporal and the database killed
         .post(org.path(`/webhooks/${webhookId}/execute`))
         .set('Idempotency-Key', event)
         .send({ text: event });
+    /** A turn that must be accepted (sent again with its requestId after a refusal), kept for the checks. */
+    const acceptedTurn = async (message: string) => {
+      const res = await postTurn(message).expect(201);
+      turns.push({ message, requestId: res.body.requestId, conversationId: res.body.conversationId });
+    };
     /** Turns, an ingestion and a webhook delivery, each accepted. */
     const submitWork = async (tag: string) => {
-      for (const i of [1, 2]) {
-        const message = `${tag}-${i}`;
-        const res = await postTurn(message).expect(201);
-        turns.push({ message, requestId: res.body.requestId, conversationId: res.body.conversationId });
-      }
+      for (const i of [1, 2]) await acceptedTurn(`${tag}-${i}`);
       files.push((await uploadFile(env, org, kb, `${tag}.txt`, document(tag))).fileId);
       await deliver(tag).expect(200, {});
       events.push(tag);
@@ -134,12 +135,7 @@ describe('fault injection: the API, the worker, Temporal and the database killed
     await owner.get(org.path()).expect(200);
     await faults.restart('temporal');
     await healthy();
-    const retried = await postTurn('refused-temporal').expect(201);
-    turns.push({
-      message: 'refused-temporal',
-      requestId: retried.body.requestId,
-      conversationId: retried.body.conversationId,
-    });
+    await acceptedTurn('refused-temporal');
     await deliver('refused-temporal').expect(200, {});
     events.push('refused-temporal');
 
@@ -155,12 +151,7 @@ describe('fault injection: the API, the worker, Temporal and the database killed
     }
     await healthy();
     // The refused turn, sent again: its start may have reached Temporal after all, and still runs once.
-    const resent = await postTurn('refused-frozen-temporal').expect(201);
-    turns.push({
-      message: 'refused-frozen-temporal',
-      requestId: resent.body.requestId,
-      conversationId: resent.body.conversationId,
-    });
+    await acceptedTurn('refused-frozen-temporal');
 
     // 4. The database.
     await submitWork('database');
