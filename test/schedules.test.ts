@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import type { SearchAttributePair } from '@temporalio/common';
 import { workflowIds } from '@contracts';
 import { testEnv, type TestEnv } from './helpers/env';
 import { createTestAgent } from './helpers/agents';
@@ -60,7 +59,7 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
     expect(schedule.policies.catchupWindow).to.equal(10 * 60 * 1000);
     // every fire carries its organization and trigger as search attributes (README "Search attributes")
     const typed = schedule.action.typedSearchAttributes;
-    const attributes = (Array.isArray(typed) ? typed : (typed?.getAll() ?? [])) as SearchAttributePair[];
+    const attributes = Array.isArray(typed) ? typed : (typed?.getAll() ?? []);
     expect(attributes.map(({ key, value }) => [key.name, value])).to.have.deep.members([
       ['OrganizationId', org.organizationId],
       ['TriggerId', created.triggerId],
