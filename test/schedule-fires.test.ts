@@ -129,6 +129,18 @@ describe('schedules firing: every handler once per fire, the runs summary, the r
   it('runs every handler once per fire, and never again when a fire is repeated or overlaps', async () => {
     const { env, org } = suite;
     const { chain, agentId, triggerId, handlerIds } = await triggerWithHandlers();
+    // another trigger's handler, which these fires must not start
+    const owner = as(env, org.owner.token);
+    const other = await owner
+      .post(org.path('/schedules'), { name: 'Other', cronExpression: YEARLY })
+      .expect(201);
+    await owner
+      .post(org.path(`/schedules/${other.body.triggerId}/handlers`), {
+        handlerType: 'workflow',
+        workflowId: chain.chainId,
+        instructions: 'Not this one',
+      })
+      .expect(201);
     const handle = scheduleHandle(env, org, triggerId);
     // two fires: new year 2020 and 2021
     await handle.backfill({
