@@ -58,6 +58,10 @@ export const areas = {
       'test/webhook-dedupe.test.ts',
     ],
   },
+  schedules: {
+    mutate: ['lib/schedules/**/*.ts', '!lib/schedules/*.schema.ts'],
+    spec: ['test/unit/cron.test.ts', 'test/schedules.test.ts', 'test/schedule-fires.test.ts'],
+  },
   // The browse tool's allow-list, on its own: its tests are unit tests, the page guard's need Chromium.
   'allow-list': {
     mutate: ['lib/browser-sessions/allow-list.ts'],

@@ -129,6 +129,18 @@ describe('schedules firing: every handler once per fire, the runs summary, the r
   it('runs every handler once per fire, and never again when a fire is repeated or overlaps', async () => {
     const { env, org } = suite;
     const { chain, agentId, triggerId, handlerIds } = await triggerWithHandlers();
+    // another trigger's handler, which these fires must not start
+    const owner = as(env, org.owner.token);
+    const other = await owner
+      .post(org.path('/schedules'), { name: 'Other', cronExpression: YEARLY })
+      .expect(201);
+    await owner
+      .post(org.path(`/schedules/${other.body.triggerId}/handlers`), {
+        handlerType: 'workflow',
+        workflowId: chain.chainId,
+        instructions: 'Not this one',
+      })
+      .expect(201);
     const handle = scheduleHandle(env, org, triggerId);
     // two fires: new year 2020 and 2021
     await handle.backfill({
@@ -260,7 +272,7 @@ describe('schedules firing: every handler once per fire, the runs summary, the r
       { logger: silent },
     );
     const app = createApp(deps);
-    const owner = (method: 'post' | 'put' | 'delete', path: string) =>
+    const owner = (method: 'get' | 'post' | 'put' | 'delete', path: string) =>
       request(app)[method](path).set('Authorization', `Bearer ${org.owner.token}`);
     const reconcile = () =>
       createScheduleActivities({
@@ -281,7 +293,18 @@ describe('schedules firing: every handler once per fire, the runs summary, the r
       );
       const triggers = env.deps.repos.tenant(org.organizationId).scheduleTriggers;
       expect((await triggers.get(triggerId))?.syncPending).to.equal(true);
+      // runs summary: with no Schedule yet nothing is running; when Temporal cannot be asked, runs may be untracked
+      const runs = org.path(`/schedules/${triggerId}/runs`);
+      const unsynced = (await as(env, org.owner.token).get(runs).expect(200)).body as RunsSummary;
+      expect(unsynced).to.include({ hasUntrackedWorkflowRuns: false, lastRun: null });
+      expect(unsynced.nextRun).to.match(/T06:00:00.000Z$/);
+      expect((await owner('get', runs).expect(200)).body.hasUntrackedWorkflowRuns).to.equal(true);
       expect((await reconcile()).synced).to.be.at.least(1);
+      // applying a write to Temporal is not a write of the trigger: updatedAt stays the user's
+      const read = await as(env, org.owner.token)
+        .get(org.path(`/schedules/${triggerId}`))
+        .expect(200);
+      expect(read.body.updatedAt).to.equal(created.body.updatedAt);
       expect((await handle.describe()).info.nextActionTimes[0]!.toISOString()).to.match(/T06:00:00.000Z$/);
       expect((await triggers.get(triggerId))?.syncPending).to.equal(false);
 
@@ -299,7 +322,9 @@ describe('schedules firing: every handler once per fire, the runs summary, the r
         .get(org.path(`/schedules/${triggerId}`))
         .expect(404);
       await handle.describe();
-      await reconcile();
+      const listed = await as(env, org.owner.token).get(org.path('/schedules?limit=100')).expect(200);
+      expect(listed.body.items.map((t: { triggerId: string }) => t.triggerId)).to.not.include(triggerId);
+      expect((await reconcile()).synced).to.be.at.least(1);
       await handle.describe().then(
         () => expect.fail('the Schedule should be gone'),
         (err: unknown) => expect(err).to.be.instanceOf(ScheduleNotFoundError),
@@ -340,6 +365,11 @@ describe('schedules firing: every handler once per fire, the runs summary, the r
     expect(await ensureScheduleReconciler(env.deps.temporal)).to.equal(scheduleId);
     const handle = env.deps.temporal.client.schedule.getHandle(scheduleId);
     try {
+      // every minute, one at a time, a missed minute not caught up later
+      const schedule = await handle.describe();
+      expect(schedule.spec.intervals?.map((i) => i.every)).to.deep.equal([60_000]);
+      expect(schedule.policies).to.include({ overlap: 'SKIP', catchupWindow: 60_000 });
+      expect(schedule.action.args).to.deep.equal([]);
       await handle.trigger();
       const recent = await eventually(async () => {
         const d = await handle.describe();

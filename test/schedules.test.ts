@@ -58,6 +58,13 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
     expect(schedule.info.nextActionTimes[0]!.toISOString()).to.match(/-01-01T00:00:00.000Z$/);
     expect(schedule.policies.overlap).to.equal('BUFFER_ONE');
     expect(schedule.policies.catchupWindow).to.equal(10 * 60 * 1000);
+    // every fire carries its organization and trigger as search attributes (README "Search attributes")
+    const typed = schedule.action.typedSearchAttributes;
+    const attributes = Array.isArray(typed) ? typed : (typed?.getAll() ?? []);
+    expect(attributes.map(({ key, value }) => [key.name, value])).to.have.deep.members([
+      ['OrganizationId', org.organizationId],
+      ['TriggerId', created.triggerId],
+    ]);
 
     await admin()
       .post(org.path('/schedules'), { name: 'Second', cronExpression: '30 7 * * 1-5' })
@@ -122,6 +129,19 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
     expect(res.body.error.message).to.contain('confirmHighFrequency');
   });
 
+  it("stores an expression's fields one space apart and an omitted description as empty; an unknown trigger or handler is not found", async () => {
+    const created = await createSchedule({ cronExpression: ' 0  12 * *\t* ' });
+    expect(created).to.include({ cronExpression: '0 12 * * *', description: '' });
+    for (const method of ['get', 'delete'] as const) {
+      const trigger = await admin()[method](org.path('/schedules/sch_nope')).expect(404);
+      expect(trigger.body.error.message).to.equal('schedule not found');
+      const handler = await admin()
+        [method](org.path(`/schedules/${created.triggerId}/handlers/shd_nope`))
+        .expect(404);
+      expect(handler.body.error.message).to.equal('schedule handler not found');
+    }
+  });
+
   it("PUT keeps omitted optional fields: a schedule's description and a handler's inputMapping; null clears it", async () => {
     const { triggerId } = await createSchedule({ description: 'Kept' });
     const put = await admin()
@@ -173,6 +193,8 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
       .post(base, { handlerType: 'workflow', workflowId: chainId, instructions: 'Again' })
       .expect(201);
     expect(workflowHandler.body).to.include({
+      agentId: null,
+      actionChainId: null,
       workflowId: chainId,
       workflowName: 'Digest',
       inputMapping: null,
@@ -187,11 +209,17 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
     expect(agentHandler.body).to.include({ agentId, agentName: 'Reporter' });
 
     // what is missing or mixed up is refused
-    await admin().post(base, { handlerType: 'agent', instructions: 'x' }).expect(400);
-    await admin().post(base, { handlerType: 'action-chain', agentId, instructions: 'x' }).expect(400);
-    await admin()
-      .post(base, { handlerType: 'workflow', workflowId: chainId, agentId, instructions: 'x' })
-      .expect(400);
+    const refused = async (body: object, message: string) =>
+      expect((await admin().post(base, body).expect(400)).body.error.message).to.equal(message);
+    await refused({ handlerType: 'agent', instructions: 'x' }, "a 'agent' handler needs agentId");
+    await refused(
+      { handlerType: 'action-chain', agentId, instructions: 'x' },
+      "a 'action-chain' handler needs actionChainId",
+    );
+    await refused(
+      { handlerType: 'workflow', workflowId: chainId, agentId, instructions: 'x' },
+      "a 'workflow' handler takes workflowId, not agentId",
+    );
     await admin()
       .post(base, { handlerType: 'workflow', workflowId: 'chn_nope', instructions: 'x' })
       .expect(invalidReference('workflowId'));
@@ -210,6 +238,13 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
     const id = chainHandler.body.handlerId as string;
     // a handler is reached only through its own trigger
     const { triggerId: sibling } = await createSchedule({ name: 'Sibling' });
+    expect(
+      (
+        await admin()
+          .get(org.path(`/schedules/${sibling}/handlers`))
+          .expect(200)
+      ).body.totalRows,
+    ).to.equal(0);
     await admin()
       .get(org.path(`/schedules/${sibling}/handlers/${id}`))
       .expect(404);
@@ -238,9 +273,13 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
     await admin()
       .put(`${base}/${id}`, { handlerType: 'action-chain', actionChainId: otherChain, instructions: 'x' })
       .expect(400);
-    await admin()
+    const retyped = await admin()
       .put(`${base}/${id}`, { handlerType: 'workflow', workflowId: chainId, instructions: 'x' })
       .expect(400);
+    expect(retyped.body.error.message).to.equal(
+      `a handler's type and target cannot change: this is a 'action-chain' handler of ${chainId}; ` +
+        'create a new handler instead',
+    );
     expect((await admin().get(`${base}/${id}`).expect(200)).body.instructions).to.equal('Run it differently');
 
     // the list of schedules filtered by what their handlers run
@@ -255,13 +294,26 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
     expect(await ids(`workflowId=${chainId}`)).to.deep.equal([triggerId]);
     expect(await ids(`agentId=${agentId}`)).to.deep.equal([triggerId]);
     expect(await ids(`agentId=${agentId}&actionChainId=${otherChain}`)).to.deep.equal([]);
+    // all the filters given must hold
+    expect(await ids(`actionChainId=${chainId}&workflowId=${chainId}`)).to.deep.equal([triggerId]);
+    expect(await ids(`actionChainId=${chainId}&workflowId=${otherChain}`)).to.deep.equal([]);
     expect(await ids('')).to.deep.equal([triggerId, sibling, unrelated]);
 
     await admin().delete(`${base}/${id}`).expect(200, { success: true });
     await admin().get(`${base}/${id}`).expect(404);
-    // deleting the trigger deletes its handlers
+    // deleting the trigger deletes its handlers, and no other trigger's
+    const kept = await admin()
+      .post(org.path(`/schedules/${unrelated}/handlers`), {
+        handlerType: 'workflow',
+        workflowId: otherChain,
+        instructions: 'Stay',
+      })
+      .expect(201);
     await admin()
       .delete(org.path(`/schedules/${triggerId}`))
+      .expect(200);
+    await admin()
+      .get(org.path(`/schedules/${unrelated}/handlers/${kept.body.handlerId}`))
       .expect(200);
     await admin().get(`${base}/${agentHandler.body.handlerId}`).expect(404);
     expect(await env.deps.repos.tenant(org.organizationId).scheduleHandlers.all(triggerId)).to.have.length(0);

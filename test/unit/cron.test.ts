@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { AppError } from '@lib/errors';
-import { checkCron, minIntervalMinutes, nextFire, parseCron } from '@lib/schedules/cron';
+import { checkCron, minIntervalMinutes, nextFire, parseCron, temporalCronStrings } from '@lib/schedules/cron';
 import { cronExpression, fires, referenceFields, referenceGap, referenceNext } from './cron-reference';
 
 /** The message of the 400 checkCron answers, or null when it accepts. */
@@ -56,6 +56,72 @@ describe('cron expressions (schedules)', () => {
     for (const [expression, from, next] of cases)
       expect(nextFire(expression, at(from))?.toISOString(), `${expression} after ${from}`).to.equal(next);
     expect(nextFire('0 0 31 2 *', at('2026-01-01T00:00:00Z'))).to.equal(null);
+  });
+
+  it("refuses a bad field with a 400 naming the field and what is wrong with it ('the hour field '24' is out of range')", () => {
+    const refusal = (expression: string) => {
+      try {
+        parseCron(expression);
+      } catch (err) {
+        const { message, details } = err as AppError;
+        return { message, details };
+      }
+      return expect.fail(`${expression} was accepted`);
+    };
+    const cases: Array<[string, string, string, string]> = [
+      ['0 24 * * *', 'hour', '24', 'is out of range: 24 is not within 0-23'],
+      ['0 0 0 * *', 'day-of-month', '0', 'is out of range: 0 is not within 1-31'],
+      ['0 0 1-32 * *', 'day-of-month', '1-32', 'is out of range: 32 is not within 1-31'],
+      ['0 0 * 12,13 *', 'month', '12,13', 'is out of range: 13 is not within 1-12'],
+      ['*/0 * * * *', 'minute', '*/0', 'has a step of 0'],
+      ['0 0 * * 5-1', 'day-of-week', '5-1', 'has a range that runs backwards (5-1)'],
+      ['0 0 * * MON', 'day-of-week', 'MON', "is not valid: use numbers with '*', ',', '-' and '/' only"],
+    ];
+    for (const [expression, field, text, why] of cases)
+      expect(refusal(expression), expression).to.deep.equal({
+        message: `cronExpression: the ${field} field '${text}' ${why}`,
+        details: [{ path: `cronExpression.${field}`, message: why }],
+      });
+    const five = 'cronExpression must have five fields (minute hour day-of-month month day-of-week), got';
+    expect(refusal('0 0 * *').message).to.equal(`${five} 4`);
+    expect(refusal('0 0 * * * *').message).to.equal(`${five} 6`);
+    expect(refusal('   ').message).to.equal(`${five} 0`);
+    // the fields' edges are inside the range
+    expect(parseCron(' 59  23 31 12\t6 ').parts).to.deep.equal(['59', '23', '31', '12', '6']);
+    expect(parseCron('0 0 1 1 0').dayOfWeek).to.deep.equal([0]);
+  });
+
+  it('fires on a day matching either day field when both are other than *, in the 15-minute rule too', () => {
+    // Mondays of February: 31 February never comes, the Mondays do
+    expect(refusalOf('0 0 31 2 1')).to.equal(null);
+    // 23:50 and 00:00 are 10 minutes apart only on consecutive fire days; Mondays of February never are
+    expect(refusalOf('0,50 0,23 31 2 1')).to.equal(null);
+    expect(refusalOf('0,50 0,23 1 1 *')).to.equal(null);
+    expect(refusalOf('0,50 0,23 1,2 1 *') ?? 'accepted').to.contain('10 minutes apart');
+    expect(refusalOf('0,50 0,23 * * 0,1') ?? 'accepted').to.contain('10 minutes apart');
+    expect(refusalOf('0,50 0,23 * * 1,3,5')).to.equal(null);
+  });
+
+  it('hands Temporal, which needs both day fields to match, an either-day expression as two crons', () => {
+    expect(temporalCronStrings(parseCron('30 7 1 * 1'))).to.deep.equal(['30 7 1 * *', '30 7 * * 1']);
+    expect(temporalCronStrings(parseCron('30 7 1-5 6 1,3'))).to.deep.equal(['30 7 1-5 6 *', '30 7 * 6 1,3']);
+    expect(temporalCronStrings(parseCron('30 7 * * 1'))).to.deep.equal(['30 7 * * 1']);
+    expect(temporalCronStrings(parseCron('30 7 1 * *'))).to.deep.equal(['30 7 1 * *']);
+  });
+
+  it('names the next fire in UTC whatever the time zone of the server, and none for a cron that does not parse', () => {
+    const saved = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      expect(nextFire('0 12 * * *', at('2026-03-10T10:00:00Z'))?.toISOString()).to.equal(
+        '2026-03-10T12:00:00.000Z',
+      );
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+    expect(nextFire('0 0 * *', at('2026-03-10T10:00:00Z'))).to.equal(null);
+    expect(nextFire('61 * * * *', at('2026-03-10T10:00:00Z'))).to.equal(null);
   });
 
   describe('properties against a plain evaluator (fast-check; a failure prints its seed)', () => {
