@@ -5,9 +5,6 @@ export const workflowIds = {
    * own conversation's turn. */
   turn: (organizationId: string, conversationId: string, requestId: string) =>
     `turn-${organizationId}-${conversationId}-${requestId}`,
-  /** What every turn id of an organization starts with (organization ids have one length, so no organization's
-   * prefix is another's). */
-  turnPrefix: (organizationId: string) => `turn-${organizationId}-`,
   /** The child workflow an agent asks through one tool call of a turn or of another agent call. */
   agentCall: (parentWorkflowId: string, toolCallId: string) => `agent-call-${parentWorkflowId}-${toolCallId}`,
   /** One ingestion run of one generation of a file (reindex starts the next generation). */
