@@ -33,7 +33,7 @@ import { usersHandlers } from './routes/users';
 import { metricsHandlers } from './routes/metrics';
 import { webhookBodyParser, webhooksHandlers } from './routes/webhooks';
 import { narrowValidatorRouteLookup } from './route-lookup';
-import { skipNoopParameterMutation } from './parameter-mutation';
+import { acceptPlusAsSpaceInQueries, skipNoopParameterMutation } from './parameter-mutation';
 import { ignoreReadOnlyInRequests } from './read-only';
 import { requireWrittenNumbers } from './strict-numbers';
 import { cacheValidatorRouteMatchers } from './route-matchers';
@@ -99,6 +99,7 @@ export function createApp(deps: Deps): Express {
   app.use(docsRouter());
   cacheValidatorRouteMatchers();
   skipNoopParameterMutation();
+  acceptPlusAsSpaceInQueries();
   requireWrittenNumbers();
   ignoreReadOnlyInRequests();
   const validator = OpenApiValidator.middleware({

@@ -12,6 +12,10 @@ const CODES: Record<number, string> = {
   415: 'unsupported_media_type',
 };
 
+// openapi.yaml's "not blank" pattern, as the validator quotes it: a lookahead no reader should have to decode.
+const NOT_BLANK = `must match pattern "${String.raw`(?=[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff])`}"`;
+const plainly = (message: string | undefined) => message?.replaceAll(NOT_BLANK, 'must not be blank');
+
 interface ValidatorError {
   status?: number;
   message?: string;
@@ -50,8 +54,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     const status = typeof e?.status === 'number' ? e.status : 500;
     if (status >= 400 && status < 500 && CODES[status]) {
-      const details = e.errors?.map((x) => ({ path: x.path, message: x.message }));
-      const message = status === 404 ? 'no such route' : (e.message ?? 'bad request');
+      const details = e.errors?.map((x) => ({ path: x.path, message: plainly(x.message) }));
+      const message = status === 404 ? 'no such route' : (plainly(e.message) ?? 'bad request');
       // RFC 9110: a 405 names the methods the path has (the validator lists those openapi.yaml declares).
       if (status === 405 && e.headers?.Allow) res.set('Allow', e.headers.Allow.toUpperCase());
       res

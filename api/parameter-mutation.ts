@@ -58,3 +58,25 @@ export function skipNoopParameterMutation(): void {
   patched.skipsNoops = true;
   proto.modifyRequest = patched;
 }
+
+type QueryParser = { prototype: { parseQueryStringUndecoded: (qs: string | null) => Map<string, string[]> } };
+
+/**
+ * A `+` in a query string is a space (application/x-www-form-urlencoded: what URLSearchParams, HTML forms and
+ * Python's requests send), and Express decodes it so. express-openapi-validator 5.6.2 checks the raw query for
+ * reserved characters before decoding it (`allowReserved: false`) and counts that `+` as one, so `?q=a+b` was a
+ * 400 "must be url encoded". Its raw view of the query reads a `+` as the `%20` it stands for; every other reserved
+ * character is still refused.
+ */
+export function acceptPlusAsSpaceInQueries(): void {
+  const { RequestParameterMutator } = validatorRequire('./middlewares/parsers/req.parameter.mutator') as {
+    RequestParameterMutator: QueryParser & { plusIsSpace?: true };
+  };
+  if (RequestParameterMutator.plusIsSpace) return;
+  const proto = RequestParameterMutator.prototype;
+  const parse = proto.parseQueryStringUndecoded;
+  proto.parseQueryStringUndecoded = function (this: unknown, qs) {
+    return parse.call(this, qs ? qs.replaceAll('+', '%20') : qs);
+  };
+  RequestParameterMutator.plusIsSpace = true;
+}

@@ -104,7 +104,7 @@ describe('artifacts: library, versions, sharing, pins', () => {
     await refused({ name: 'x', contentType: 'text/plain', contentBase64: 'not base64!' }, 400, base64);
     await refused({ name: 'x', contentType: 'text/plain', contentBase64: 'YQ' }, 400, base64);
     await refused({ name: 'x', contentType: 'no type', content: 'a' }, 400, 'contentType must match pattern');
-    await refused({ name: '   ', contentType: 'text/plain', content: 'a' }, 400, 'name must match pattern');
+    await refused({ name: '   ', contentType: 'text/plain', content: 'a' }, 400, 'name must not be blank');
     await refused({ name: 'n'.repeat(501), contentType: 'text/plain', content: 'a' }, 400, '1 to 500');
     await refused({ name: 'x', contentType: 'text/plain', content: 'a', extra: 1 }, 400, 'additional');
     const long = await uploadArtifact(env, org, org.chat.token, { name: `  ${'n'.repeat(500)}  ` });

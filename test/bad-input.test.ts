@@ -26,6 +26,18 @@ describe('bad input is a 4xx, never a 500', () => {
     }
   });
 
+  it('reads a + in a query as the space it stands for (as URLSearchParams and HTML forms send it)', async () => {
+    const query = new URLSearchParams({ actionChainId: 'no such chain' }).toString();
+    expect(query).to.equal('actionChainId=no+such+chain');
+    const found = await as(env, org.owner.token)
+      .get(org.path(`/schedules?${query}`))
+      .expect(200);
+    expect(found.body.items).to.deep.equal([]);
+    // Other reserved characters still have to be percent-encoded.
+    const raw = await as(env, org.owner.token).get(org.path('/schedules?actionChainId=a:b'));
+    expect(expectError(raw)).to.contain("Parameter 'actionChainId' must be url encoded");
+  });
+
   it('refuses an empty search or filter, as the contract says (minLength 1)', async () => {
     const paths = ['/users', '/groups', '/agents', '/conversations', '/artifacts', '/knowledgebases'];
     for (const path of [...paths.map((p) => `${p}?q=`), '/tables/t/data?filters=']) {
