@@ -2,6 +2,8 @@
 FROM node:24.19.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+# No downloads from outside the registry in install scripts (stack/provision.mjs, INSTALL_ENV)
+ENV ONNXRUNTIME_NODE_INSTALL=skip NODE_LLAMA_CPP_POSTINSTALL=skip
 RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json openapi.yaml ./
 COPY api api

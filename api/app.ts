@@ -8,7 +8,7 @@ import { methodDeclaredAt } from './declared-methods';
 import { docsRouter } from './docs';
 import { errorHandler } from './error-handler';
 import { jsonDepthLimit } from './json-depth';
-import { httpMetrics, httpTracing, requestContext, requestIdOf } from './observability';
+import { httpMetrics, httpTracing, requestContext, requestIdOf, routeOf } from './observability';
 import { mountOperations } from './operations';
 import { agentsHandlers } from './routes/agents';
 import { analysesHandlers } from './routes/analyses';
@@ -39,12 +39,9 @@ import { requireWrittenNumbers } from './strict-numbers';
 import { cacheValidatorRouteMatchers } from './route-matchers';
 import { appSessionAuthHandler, bearerAuthHandler, metricsTokenAuthHandler } from './security';
 
-/** An app link's token never reaches the logs: not in the URL, not in the parsed query. */
-function withoutAppSessionToken(req: { url?: string; query?: Record<string, unknown> }) {
-  const url = req.url?.replace(/([?&]session=)[^&#]*/g, '$1[redacted]');
-  const query = req.query && 'session' in req.query ? { ...req.query, session: '[redacted]' } : req.query;
-  return { ...req, url, query };
-}
+/** A request's log line says what happened, in a glance: `GET /orgs/{organizationId}/agents 200 12 ms`. */
+const requestLine = (req: Request, res: { statusCode: number }, ms?: number) =>
+  `${req.method} ${routeOf(req)} ${res.statusCode}${ms === undefined ? '' : ` ${Math.round(ms)} ms`}`;
 
 /** The methods openapi.yaml gives a request body. Any other method's body is never parsed, nor is the body of a
  * method its path does not declare: that is a 405 naming the path's methods (not a 400 about its body), and
@@ -71,8 +68,22 @@ export function createApp(deps: Deps): Express {
       pinoHttp({
         logger: deps.logger,
         genReqId: (req) => req.id ?? requestIdOf(req as Parameters<typeof requestIdOf>[0]),
-        customProps: (req) => ({ organizationId: req.ctx?.organizationId, userId: req.ctx?.userId }),
-        serializers: { req: withoutAppSessionToken },
+        // Read when the response ends (and, undefined, when it starts): who asked, and what they asked for.
+        customProps: (req) => ({
+          organizationId: req.ctx?.organizationId,
+          userId: req.ctx?.userId,
+          route: (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute,
+        }),
+        // One short line per request: the route template, never the URL (an app link's token rides in its
+        // query) nor the headers (credentials, and most of every line). Health probes come every few seconds
+        // and would bury everything else.
+        autoLogging: { ignore: (req) => req.url === '/healthz' },
+        serializers: {
+          req: (req: { method: string }) => ({ method: req.method }),
+          res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+        },
+        customSuccessMessage: (req, res, ms) => requestLine(req as Request, res, ms),
+        customErrorMessage: (req, res) => requestLine(req as Request, res),
       }),
     );
   }

@@ -6,8 +6,10 @@ import { createLogger } from '@lib/logger';
 import { ADMISSION_KINDS, type AdmissionKind } from '@lib/admission/kinds';
 import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
 
-const USAGE = `Operator commands (each prints one line of JSON):
-  bootstrap --org-name NAME --email EMAIL --name NAME   create an organization, its owner, a session and an API key
+const USAGE = `Operator commands (each prints one line of JSON; add --help to any of them for its own line):
+  bootstrap --org-name NAME --email EMAIL --name NAME [--export]
+                                                        create an organization, its owner, a session and an API key;
+                                                        --export prints shell lines instead: export API=… ORG=… KEY=…
   session --org ORG_ID --user USER_ID                   mint a user session token for a member
   org-change list --org ORG_ID                          pending name/abn changes
   org-change approve|reject --org ORG_ID --change ID    decide a pending change
@@ -16,7 +18,26 @@ const USAGE = `Operator commands (each prints one line of JSON):
   credits show --org ORG_ID [--limit N]                 balance, totals, prices, newest usage and grants (N, 20)
   admission show --org ORG_ID                           per kind (background work, turns): unfinished, bound, oldest age (s)
   admission set --org ORG_ID --kind KIND --limit N|default   the organization's own bound of one kind
-                                                        (KIND: ${ADMISSION_KINDS.join(', ')})`;
+                                                        (KIND: ${ADMISSION_KINDS.join(', ')})
+  schedule fire --org ORG_ID --schedule TRIGGER_ID      fire a schedule trigger now, through its Temporal Schedule`;
+
+/** The usage lines of one command (its first line starts with the command's name), or all of them. */
+function usageOf(verb: string | undefined): string {
+  const [head, ...lines] = USAGE.split('\n');
+  const blocks: string[][] = [];
+  for (const line of lines) {
+    if (line.startsWith('  ') && !line.startsWith('   ')) blocks.push([line]);
+    else blocks.at(-1)?.push(line);
+  }
+  const mine = blocks.filter((b) => verb && b[0]!.trimStart().split(' ')[0] === verb);
+  return mine.length ? mine.map((b) => b.join('\n')).join('\n') : [head, ...lines].join('\n');
+}
+
+/** What `bootstrap --export` prints: shell lines a quick start pastes (values are ids, keys and a URL). */
+function exportLines(apiUrl: string, result: { organizationId: string; apiKey: string }): string {
+  const quote = (v: string) => `'${v.replaceAll("'", "'\\''")}'`;
+  return `export API=${quote(apiUrl)} ORG=${quote(result.organizationId)} KEY=${quote(result.apiKey)}`;
+}
 
 type Flags = Record<string, string | undefined>;
 
@@ -83,6 +104,14 @@ async function run(deps: Deps, command: string[], flags: Flags): Promise<unknown
         required(flags, 'org'),
         required(flags, 'enabled') === 'true',
       );
+    case 'schedule': {
+      if (sub !== 'fire') break;
+      const org = required(flags, 'org');
+      const trigger = required(flags, 'schedule');
+      const fired = await deps.services.scheduleSync.fireNow(org, trigger);
+      if (!fired) throw new AppError(1, 'not_found', `schedule trigger ${trigger} is not in ${org}`);
+      return { ...fired, fired: true };
+    }
   }
   throw new AppError(2, 'usage', USAGE);
 }
@@ -102,13 +131,25 @@ async function main() {
       note: { type: 'string' },
       limit: { type: 'string' },
       kind: { type: 'string' },
+      schedule: { type: 'string' },
+      export: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
+  const { export: asShell, help, ...flags } = values;
+  if (help || positionals.length === 0) {
+    process.stdout.write(`${usageOf(positionals[0])}\n`);
+    return;
+  }
   const config = loadConfig();
   const deps = await createDeps(config, { logger: createLogger('silent') });
   try {
-    const result = await run(deps, positionals, values);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    const result = await run(deps, positionals, flags);
+    process.stdout.write(
+      asShell && positionals[0] === 'bootstrap'
+        ? `${exportLines(config.publicBaseUrl, result as { organizationId: string; apiKey: string })}\n`
+        : `${JSON.stringify(result)}\n`,
+    );
   } finally {
     await closeDeps(deps);
   }

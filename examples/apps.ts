@@ -3,10 +3,10 @@
 //
 //   npx tsx examples/apps.ts --org ORG_ID --token ADMIN_TOKEN --table TABLE_NAME
 import { createClient } from '../clients/typescript/src';
-import { baseUrl, connect, must, run } from './connect';
+import { connect, must, run } from './connect';
 
 async function main() {
-  const { args, client, org } = connect('apps', ['table']);
+  const { args, baseUrl, client, org } = connect('apps', ['table']);
   const manifest = { workflows: [], tables: [{ table: args.table, access: 'read' }] };
   // The manifest is declared in the page, in a script named service.manifest.ts.
   const html = `<!doctype html><html><head><title>Rows</title>

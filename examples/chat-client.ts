@@ -2,10 +2,10 @@
 //
 //   npx tsx examples/chat-client.ts --org ORG_ID --token TOKEN --agent default-assistant "Hello!"
 import { connectRealtime } from '../clients/typescript/src';
-import { baseUrl, connect, must, run } from './connect';
+import { connect, must, run } from './connect';
 
 async function main() {
-  const { args, positionals, client, org } = connect('chat-client', ['agent'], '"message"');
+  const { args, baseUrl, positionals, client, org } = connect('chat-client', ['agent'], '"message"');
   const message = positionals.join(' ');
   // Connect first, so no delta of the reply is missed.
   const socket = await connectRealtime({ baseUrl, token: args.token, organizationId: args.org });

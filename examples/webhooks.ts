@@ -3,10 +3,10 @@
 //
 //   npx tsx examples/webhooks.ts --org ORG_ID --token ADMIN_TOKEN --agent AGENT_ID
 import { createClient } from '../clients/typescript/src';
-import { baseUrl, connect, must, run, sleep } from './connect';
+import { connect, must, run, sleep } from './connect';
 
 async function main() {
-  const { args, client, org } = connect('webhooks', ['agent']);
+  const { args, baseUrl, client, org } = connect('webhooks', ['agent']);
   const webhook = must(
     await client.POST('/orgs/{organizationId}/webhooks', {
       params: { path: org },

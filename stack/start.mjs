@@ -1,5 +1,6 @@
 // `npm start`: install, provision and start the local stack, build, then run the API and the worker.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -14,6 +15,8 @@ import {
 import { API_ENV, API_NODE_FLAGS, WORKER_NODE_FLAGS } from './launch.mjs';
 import { startStack } from './services.mjs';
 import { supervise } from './supervise.mjs';
+
+const run = promisify(execFile);
 
 await runOnSupportedNode();
 ensureNpmDeps();
@@ -44,10 +47,10 @@ const env = {
     : {}),
   PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`,
 };
-// The CLI (`npm run cli`) reads this to reach the same database with the same signing secret, and to build the
-// same services (the local models' files among them).
+// The CLI (`npm run cli`) reads this to reach the same database with the same signing secret, to build the
+// same services (the local models' files among them), and to name this API's address (`bootstrap --export`).
 const cliEnv = { ...stack.env };
-for (const name of ['LOCAL_EMBEDDING_MODEL_DIR', 'LOCAL_LLM_MODEL_PATH']) {
+for (const name of ['LOCAL_EMBEDDING_MODEL_DIR', 'LOCAL_LLM_MODEL_PATH', 'PUBLIC_BASE_URL']) {
   if (env[name]) cliEnv[name] = env[name];
 }
 writeFileSync(join(dataDir, 'stack-env.json'), JSON.stringify(cliEnv, null, 2), { mode: 0o600 });
@@ -84,16 +87,40 @@ async function shutdown() {
 process.on('SIGINT', () => void shutdown());
 process.on('SIGTERM', () => void shutdown());
 
+/** Whether a worker polls the service's task queue, as Temporal sees it. */
+async function workerPolls() {
+  const args = ['task-queue', 'describe', '--task-queue', env.TEMPORAL_TASK_QUEUE ?? 'agent-workspace'];
+  args.push(
+    '--address',
+    env.TEMPORAL_ADDRESS,
+    '--namespace',
+    env.TEMPORAL_NAMESPACE ?? 'default',
+    '-o',
+    'json',
+  );
+  try {
+    const { stdout } = await run(bins.temporal, args, { timeout: 5000 });
+    return (JSON.parse(stdout).pollers ?? []).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+// Ready means usable: the API answers and a worker polls (it bundles the workflows first, which takes a while);
+// a request sent before that would wait in Temporal's queue.
 const base = `http://127.0.0.1:${port}`;
-for (let i = 0; i < 300; i++) {
-  const ok = await fetch(`${base}/healthz`)
+const apiAnswers = () =>
+  fetch(`${base}/healthz`)
     .then((r) => r.ok)
     .catch(() => false);
-  if (ok) break;
-  await new Promise((r) => setTimeout(r, 200));
+let ready = false;
+for (let waited = 0; waited < 180_000 && !ready; waited += 500) {
+  ready = (await apiAnswers()) && (await workerPolls());
+  if (!ready) await new Promise((r) => setTimeout(r, 500));
 }
+if (!ready) log('the API or the worker is not ready after 3 minutes: see the lines above');
 console.log(`
-Agent Workspace Service is running
+Agent Workspace Service is ${ready ? 'ready' : 'starting (not ready yet)'}
   API:         ${base}
   API docs:    ${base}/docs   (contract: ${base}/openapi.yaml)
   Temporal UI: ${stack.env.TEMPORAL_UI_URL ?? '(external Temporal: see your cluster UI)'}

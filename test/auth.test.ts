@@ -82,7 +82,9 @@ describe('authentication and tenancy', () => {
     for (const [what, credential] of credentials) {
       const res = await as(env, credential).get(b.path()).expect(401);
       expect(res.body.error.message, what).to.equal(
-        what === 'API key' ? 'invalid API key' : 'token is not valid for this organization',
+        what === 'API key'
+          ? 'API key is not valid for this organization'
+          : 'token is not valid for this organization',
       );
       await as(env, credential).get(a.path()).expect(200);
     }

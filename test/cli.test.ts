@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
+import { workflowIds } from '@contracts';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { testEnv, type TestEnv } from './helpers/env';
 import { createRunnableChain } from './helpers/chains';
 import { as, createTestOrg } from './helpers/org';
+import { eventually } from './helpers/wait';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..');
@@ -15,12 +17,15 @@ describe('operator CLI', () => {
     env = await testEnv();
   });
 
-  const cli = async (...args: string[]) => {
+  const cliOut = async (...args: string[]) => {
     const { stdout } = await run('npm', ['run', '--silent', 'cli', '--', ...args], {
       cwd: ROOT,
       env: { ...process.env, JWT_SECRET: env.config.auth.jwtSecret, MONGODB_URI: env.config.mongodbUri },
     });
-    const lines = stdout.trim().split('\n');
+    return stdout;
+  };
+  const cli = async (...args: string[]) => {
+    const lines = (await cliOut(...args)).trim().split('\n');
     expect(lines).to.have.length(1);
     return JSON.parse(lines[0]!) as Record<string, string>;
   };
@@ -85,6 +90,68 @@ describe('operator CLI', () => {
     expect(refused?.code).to.equal(2);
     expect(refused?.stderr).to.include('--kind must be one of webhook_deliveries, chain_runs');
     // The run started while bounded is still waiting for a worker; it must not run under a later suite's.
+    const query = `OrganizationId = '${org.organizationId}' AND ExecutionStatus = 'Running'`;
+    for await (const w of env.deps.temporal.client.workflow.list({ query }))
+      await env.deps.temporal.client.workflow.getHandle(w.workflowId).terminate('test ended');
+  });
+
+  it('prints its usage for --help, for all commands or for one', async function () {
+    this.timeout(60_000);
+    const all = await cliOut('--help');
+    for (const verb of ['bootstrap', 'session', 'org-change', 'credits', 'admission', 'schedule'])
+      expect(all).to.match(new RegExp(`^  ${verb} `, 'm'));
+    const one = await cliOut('credits', '--help');
+    expect(
+      one
+        .trim()
+        .split('\n')
+        .map((l) => l.trim().split(' ')[0]),
+    ).to.deep.equal(['credits', 'credits']);
+    expect(await cliOut()).to.equal(all);
+  });
+
+  it('bootstrap --export prints shell lines whose API, ORG and KEY work as pasted', async function () {
+    this.timeout(60_000);
+    const out = await cliOut(
+      'bootstrap',
+      '--org-name',
+      'Quick Co',
+      '--email',
+      `quick-${Date.now()}@example.test`,
+      '--name',
+      'Quinn',
+      '--export',
+    );
+    const match = /^export API='([^']+)' ORG='(org_[^']+)' KEY='([^']+)'\n$/.exec(out);
+    expect(match, out).to.not.equal(null);
+    const [, api, orgId, key] = match!;
+    expect(api).to.equal(env.config.publicBaseUrl);
+    const org = await as(env, key!).get(`/orgs/${orgId}`).expect(200);
+    expect(org.body.name).to.equal('Quick Co');
+  });
+
+  it('fires a schedule trigger now, through its Temporal Schedule, and only within its organization', async function () {
+    this.timeout(60_000);
+    const org = await createTestOrg(env, 'Fire Now Org');
+    const other = await createTestOrg(env, 'Other Fire Org');
+    const created = await as(env, org.owner.token)
+      .post(org.path('/schedules'), { name: 'Yearly', cronExpression: '0 0 1 1 *' })
+      .expect(201);
+    const triggerId = created.body.triggerId as string;
+    const schedule = env.deps.temporal.client.schedule.getHandle(
+      workflowIds.schedule(org.organizationId, triggerId),
+    );
+    expect((await schedule.describe()).info.numActionsTaken).to.equal(0);
+    const fired = await cli('schedule', 'fire', '--org', org.organizationId, '--schedule', triggerId);
+    expect(fired).to.deep.equal({ triggerId, fired: true });
+    await eventually(async () => expect((await schedule.describe()).info.numActionsTaken).to.equal(1));
+    const refused = await cli('schedule', 'fire', '--org', other.organizationId, '--schedule', triggerId)
+      .then(() => undefined)
+      .catch((err: { code?: number; stderr?: string }) => err);
+    expect(refused?.code).to.equal(1);
+    expect(refused?.stderr).to.include(`schedule trigger ${triggerId} is not in ${other.organizationId}`);
+    // The fire's run waits for a worker none runs here; it must not run under a later suite's.
+    await schedule.delete();
     const query = `OrganizationId = '${org.organizationId}' AND ExecutionStatus = 'Running'`;
     for await (const w of env.deps.temporal.client.workflow.list({ query }))
       await env.deps.temporal.client.workflow.getHandle(w.workflowId).terminate('test ended');

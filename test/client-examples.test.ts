@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,16 @@ import { createScriptedAgent, useClientAndOrg } from './helpers/client';
 
 const ROOT = join(__dirname, '..');
 
+/** A loopback port nothing listens on (one the system just handed out and took back). */
+function closedPort() {
+  return new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 // The examples (examples/*.ts, run with tsx as the README says) against the running service: what a new user
 // copies works, on the client generated from the contract.
 describe('examples: one per feature area, on the generated client', function () {
@@ -19,7 +30,12 @@ describe('examples: one per feature area, on the generated client', function () 
 
   /** Runs `npx tsx examples/<name>.ts --org … --token <owner> …args` against the test API; resolves when it exits. */
   function example(name: string, ...args: string[]) {
-    const { org, baseUrl } = suite;
+    return exampleAt(suite.baseUrl, name, ...args);
+  }
+
+  /** `example`, with BASE_URL set to `baseUrl`. */
+  function exampleAt(baseUrl: string, name: string, ...args: string[]) {
+    const { org } = suite;
     const child = spawn(
       process.execPath,
       [
@@ -63,6 +79,20 @@ describe('examples: one per feature area, on the generated client', function () 
     const { code, stderr } = await example('chat-client', 'Hello!');
     expect(code).to.equal(2);
     expect(stderr).to.contain('--agent AGENT');
+  });
+
+  it('chat-client says plainly when nothing answers at its URL, and --url wins over BASE_URL', async () => {
+    const closed = await closedPort();
+    const nowhere = `http://127.0.0.1:${closed}`;
+    const refused = await exampleAt(nowhere, 'chat-client', '--agent', 'default-assistant', 'Hello!');
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr.trim()).to.equal(
+      `cannot reach the API at ${nowhere}: is \`npm start\` running there? (set BASE_URL or pass --url)`,
+    );
+    const agent = await createScriptedAgent(suite, { content: 'Found you.' });
+    const found = await exampleAt(nowhere, 'chat-client', '--url', suite.baseUrl, '--agent', agent.id, 'Hi');
+    expect(found.code, found.stderr).to.equal(0);
+    expect(found.stdout).to.match(/^Found you\.\n/);
   });
 
   it('tables creates a table, reports the refused batch row by index and lists the filtered rows', async () => {

@@ -32,6 +32,30 @@ export function bundleWorkflows(opts: { tracing?: boolean; logger?: BundleOption
     workflowsPath,
     ...bundlerOptions,
     workflowInterceptorModules: [...alwaysBundled, ...(opts.tracing ? tracingWorkflowModules : [])],
-    logger: opts.logger,
+    logger: opts.logger && quieter(opts.logger),
   });
+}
+
+/** The bundler's logger, its info lines (webpack's list of every module it packed) moved down to debug. */
+function quieter(logger: NonNullable<BundleOptions['logger']>): NonNullable<BundleOptions['logger']> {
+  return {
+    log: (level, message, meta) => {
+      logger.log(level === 'INFO' ? 'DEBUG' : level, message, meta);
+    },
+    trace: (message, meta) => {
+      logger.trace(message, meta);
+    },
+    debug: (message, meta) => {
+      logger.debug(message, meta);
+    },
+    info: (message, meta) => {
+      logger.debug(message, meta);
+    },
+    warn: (message, meta) => {
+      logger.warn(message, meta);
+    },
+    error: (message, meta) => {
+      logger.error(message, meta);
+    },
+  };
 }

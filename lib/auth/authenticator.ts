@@ -74,9 +74,10 @@ export class Authenticator {
     const record = apiKeyId
       ? await this.cached(`key:${apiKeyId}`, () => this.repos.crossOrg.findApiKeyCrossOrg(apiKeyId))
       : null;
-    if (!record || !apiKeyMatches(key, record.keyHash) || record.organizationId !== organizationId) {
-      throw unauthorized('invalid API key');
-    }
+    if (!record || !apiKeyMatches(key, record.keyHash)) throw unauthorized('invalid API key');
+    // A working key on another organization's path: say so (its holder knows its organization already).
+    if (record.organizationId !== organizationId)
+      throw unauthorized('API key is not valid for this organization');
     // The key acts on behalf of its creator: it loses its rights when the creator leaves.
     const member = await this.member(organizationId, record.creatorUserId, 'the creator of this API key');
     this.touch(organizationId, record._id, record.lastUsedAt);

@@ -127,6 +127,20 @@ export class ScheduleSync {
     return false;
   }
 
+  /**
+   * Fires the trigger now, through its Temporal Schedule (operators: `cli schedule fire`), as its cron would: the
+   * fire is the Schedule's own action, with its overlap policy. Null when the organization has no such trigger.
+   */
+  async fireNow(organizationId: string, triggerId: string): Promise<{ triggerId: string } | null> {
+    const record = await this.repos.tenant(organizationId).scheduleTriggers.get(triggerId);
+    if (!record) return null;
+    const handle = this.handle(organizationId, triggerId);
+    // A trigger saved a moment ago may not have its Schedule yet: make it first.
+    if (!(await this.describe(handle))) await this.sync(organizationId, triggerId);
+    await handle.trigger();
+    return { triggerId };
+  }
+
   /** `sync`, bounded in time, never throwing: what it cannot finish the reconciler will. */
   async trySync(organizationId: string, triggerId: string): Promise<boolean> {
     try {
