@@ -52,6 +52,8 @@ async function main() {
     );
     if (runNow.status === 'success' || runNow.status === 'failed') {
       console.log(runNow.status, runNow.statusMessage ?? '', runNow.state);
+      // A failed run fails the example, so a script that runs it stops there.
+      if (runNow.status === 'failed') process.exitCode = 1;
       return;
     }
     await sleep(1000);

@@ -1,13 +1,13 @@
 // What every example needs: the service's URL, a credential and the organization from the command line, and a
 // way to stop on an error answer.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient } from '../clients/typescript/src';
 
 /** The address `npm start` serves on, as it wrote it for the CLI (README "Quick start"), if it did. */
 function startedUrl(): string | undefined {
-  const file = join(__dirname, '..', process.env.DATA_DIR ?? '.data', 'stack-env.json');
+  const file = resolvePath(__dirname, '..', process.env.DATA_DIR ?? '.data', 'stack-env.json');
   if (!existsSync(file)) return undefined;
   return (JSON.parse(readFileSync(file, 'utf8')) as { PUBLIC_BASE_URL?: string }).PUBLIC_BASE_URL;
 }

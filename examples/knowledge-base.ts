@@ -21,11 +21,12 @@ async function main() {
     }),
   );
   // The bytes go straight to storage; ingestion starts by itself once they arrive.
-  await fetch(file.uploadUrl, {
+  const put = await fetch(file.uploadUrl, {
     method: 'PUT',
     headers: { 'Content-Type': 'text/plain' },
     body: await readFile(args.file),
   });
+  if (!put.ok) throw new Error(`the upload was refused: ${put.status} ${await put.text()}`);
   for (;;) {
     const { status, statusMessage } = must(
       await client.GET('/orgs/{organizationId}/knowledgebases/{knowledgeBaseId}/files/{fileId}', {
