@@ -4062,11 +4062,11 @@ export interface components {
             /** @description The sender's webhook-id or Idempotency-Key */
             eventId: string | null;
             /**
-             * @description `dispatched` once every handler has been started
+             * @description `received`: accepted and durable, its handlers still being started by the worker (usually within a second; longer while the organization's backlog is long); `dispatched` once every handler has been started
              * @enum {string}
              */
             status: "received" | "dispatched";
-            /** @description Handlers the delivery started */
+            /** @description Handlers the delivery started so far */
             handlers: number;
             /** @description Deliveries of the same event id answered without running anything */
             duplicates: number;
