@@ -183,11 +183,20 @@ describe('action chain runs', function () {
     expect(userText(retry)).to.contain('/total must be number');
     off();
 
-    chain.answer({ content: 'not json at all' });
+    const offBad = chain.answer({ content: 'not json at all' });
     const bad = await runToEnd(env, org, chain.chainId);
     expect(bad.status).to.equal('failed');
     expect(bad.statusMessage).to.equal(
       'step 1 (extract) failed: the answer did not fit the output schema after 3 attempts: the answer is not JSON',
+    );
+
+    offBad();
+    // An answer cut at the model's token limit says so (a 270M local model rambles into its cap).
+    chain.answer({ content: '{"total": 1, "note": "and then', cut: true });
+    const cut = await runToEnd(env, org, chain.chainId);
+    expect(cut.statusMessage).to.equal(
+      'step 1 (extract) failed: the answer did not fit the output schema after 3 attempts: the answer is not ' +
+        'JSON: the model stopped at its token limit (5 tokens) before the JSON closed',
     );
   });
 

@@ -141,7 +141,13 @@ async function answer(
     try {
       value = JSON.parse(content);
     } catch {
-      problems = 'the answer is not JSON';
+      // A model stopped by its token limit leaves its JSON open: say that, not only that it is not JSON.
+      problems =
+        completion.choices[0]?.finish_reason === 'length'
+          ? `the answer is not JSON: the model stopped at its token limit (${
+              completion.usage?.completion_tokens ?? 'unknown'
+            } tokens) before the JSON closed`
+          : 'the answer is not JSON';
     }
     // The state is re-rendered (instructions, JSONPath, the run's view) by code that recurses into it.
     if (value !== undefined && jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {

@@ -20,6 +20,8 @@ export interface Turn {
   pieces: string[];
   toolCalls: ToolCallOut[];
   promptTokens: number;
+  /** Stopped at the token limit. */
+  cut?: boolean;
 }
 
 /** Whitespace-separated words: a stable, cheap stand-in for a tokenizer. */
@@ -51,7 +53,8 @@ function usage(turn: Turn): OpenAI.CompletionUsage {
   };
 }
 
-const finishReason = (turn: Turn) => (turn.toolCalls.length > 0 ? 'tool_calls' : 'stop');
+const finishReason = (turn: Turn) =>
+  turn.cut ? 'length' : turn.toolCalls.length > 0 ? 'tool_calls' : 'stop';
 
 export function completionBody(turn: Turn): OpenAI.Chat.ChatCompletion {
   const message: OpenAI.Chat.ChatCompletionMessage = {

@@ -37,7 +37,8 @@ export interface ScriptedError {
 }
 
 export type ScriptedReply =
-  | ({ content: string; chunks?: string[] } & ReplyTiming)
+  /** `cut`: the answer stops at the token limit (`finish_reason: length`), as a model's does mid-sentence. */
+  | ({ content: string; chunks?: string[]; cut?: boolean } & ReplyTiming)
   | ({ toolCalls: ScriptedToolCall[]; content?: string } & ReplyTiming)
   | ({ error: ScriptedError } & ReplyTiming)
   | ((body: ChatRequest) => ScriptedReply | Promise<ScriptedReply>);
@@ -248,6 +249,7 @@ export class ScriptedLlm {
         arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
       })),
       promptTokens: countTokens(body.messages.map((m) => JSON.stringify(m.content ?? '')).join(' ')),
+      cut: 'cut' in reply && reply.cut === true,
     };
     if (!body.stream) return this.send(res, 200, completionBody(turn));
     await writeSse(
