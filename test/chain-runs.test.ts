@@ -184,11 +184,18 @@ describe('action chain runs', function () {
     off();
 
     const offBad = chain.answer({ content: 'not json at all' });
+    const billed = async () =>
+      (await env.deps.services.credits.summary(org.organizationId, 100)).recentUsage.filter(
+        (u) => u.purpose === 'chain-step',
+      ).length;
+    const billedBefore = await billed();
     const bad = await runToEnd(env, org, chain.chainId);
     expect(bad.status).to.equal('failed');
     expect(bad.statusMessage).to.equal(
       'step 1 (extract) failed: the answer did not fit the output schema after 3 attempts: the answer is not JSON',
     );
+    // The three calls were made, so they are paid for, though the step failed.
+    expect((await billed()) - billedBefore).to.equal(3);
 
     offBad();
     // An answer cut at the model's token limit says so (a 270M local model rambles into its cap).

@@ -38,7 +38,7 @@ import {
   type ExecutionSnapshot,
   type State,
 } from './execution-cache';
-import { answerStep, type StepAnswer } from './step-model';
+import { answerStep, spentBefore, type StepAnswer } from './step-model';
 import { loadStepTools, type StepRunRef, type StepToolDeps, type StepTools } from './step-tools';
 
 export interface ChainActivityDeps extends StepToolDeps {
@@ -267,6 +267,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
 
   /** Renders the step's instructions and asks the model; returns its (schema-checked) answer. */
   async function ask(
+    input: ChainStepInput,
     run: StepRun,
     tools: StepTools,
     credit: Promise<void>,
@@ -287,7 +288,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
       instructions += `\n\nThe chain's state so far:\n${JSON.stringify(state, null, 1)}`;
     await credit;
     const about = [step.name, step.description].filter(Boolean).join(': ');
-    const answer = await answerStep(
+    const answer = answerStep(
       deps.llm,
       {
         model: deps.chains.model,
@@ -305,7 +306,20 @@ export function createChainActivities(deps: ChainActivityDeps) {
       },
       (call) => tools.run(call),
     );
-    return answer;
+    try {
+      return await answer;
+    } catch (err) {
+      // Calls made before the step failed (answers that never fit its schema) were made: they are paid for.
+      const spent = spentBefore(err);
+      if (spent)
+        await bill(input, spent.usage).catch((billing: unknown) =>
+          deps.logger.error(
+            { err: billing, organizationId: input.organizationId, runId: input.runId, stepId: input.stepId },
+            'the model calls of a failed chain step could not be paid for',
+          ),
+        );
+      throw err;
+    }
   }
 
   /** Fails the step (for good) when `json` is over CHAIN_STATE_MAX_BYTES: the run's document could not hold it. */
@@ -497,7 +511,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
     }
     const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${step._id}`;
     const tools = await loadStepTools(run.tenant, run.attachments, run.runRef, scope, deps);
-    const answer = await ask(run, tools, credit);
+    const answer = await ask(input, run, tools, credit);
     try {
       const fields = outputFields(step, answer.value);
       const handOn =
@@ -624,7 +638,7 @@ export function createChainActivities(deps: ChainActivityDeps) {
       if (!element) throw superseded('the fan-out elements were replaced');
       if (element.outputJson !== null) return;
       const tools = { tools: ctx.tools.tools, run: (call: ChatToolCall) => ctx.tools.run(call, input.index) };
-      const answer = await ask(ctx, tools, credit, {
+      const answer = await ask(input, ctx, tools, credit, {
         value: JSON.parse(element.elementJson),
         index: input.index,
       });

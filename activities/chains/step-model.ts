@@ -30,7 +30,17 @@ export interface StepAnswer {
   usage: Array<{ model: string; promptTokens: number; completionTokens: number }>;
 }
 
-const stepFailed = (message: string) => ApplicationFailure.nonRetryable(message, FAILURES.chainStepFailed);
+/** What a step's model calls cost before it failed: the failure carries it, so the calls are paid for. */
+type Spent = Pick<StepAnswer, 'modelCalls' | 'usage'>;
+
+const stepFailed = (message: string, spent?: Spent) =>
+  ApplicationFailure.nonRetryable(message, FAILURES.chainStepFailed, ...(spent ? [spent] : []));
+
+/** The model calls a failed step made (none when it failed before asking, or for another reason). */
+export function spentBefore(err: unknown): Spent | null {
+  const spent = err instanceof ApplicationFailure ? (err.details?.[0] as Spent | undefined) : undefined;
+  return spent && Array.isArray(spent.usage) ? spent : null;
+}
 
 function toolChoiceOf(choice: string | null, tools: ModelTool[]): ChatCompletionToolChoiceOption | undefined {
   if (!tools.length || !choice) return undefined;
@@ -168,5 +178,11 @@ async function answer(
       },
     );
   }
-  throw stepFailed(`the answer did not fit the output schema after ${OUTPUT_ATTEMPTS} attempts: ${problems}`);
+  throw stepFailed(
+    `the answer did not fit the output schema after ${OUTPUT_ATTEMPTS} attempts: ${problems}`,
+    {
+      modelCalls,
+      usage,
+    },
+  );
 }
