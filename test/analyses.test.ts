@@ -279,6 +279,28 @@ describe('analyses', () => {
       error: 'the agent gave no answer',
     });
 
+    // So is an answer that only repeats the question (title and description are Q and D here).
+    for (const echo of ['# Q', '**q**.', '# Q\n\nD']) {
+      env.llm.on({ model }, { content: echo }, 1);
+      await as(env, org.owner.token)
+        .put(analysisPath(conversationId, `/${failed.analysisId}`), { rerun: true })
+        .expect(200);
+      expect(await finished(conversationId, failed.analysisId), echo).to.deep.include({
+        status: 'failed',
+        error: 'the agent only repeated the question',
+        result: null,
+      });
+    }
+    // An answer that says more than the question is a result.
+    env.llm.on({ model }, { content: '# Q\n\nD: yes, by 12%.' }, 1);
+    await as(env, org.owner.token)
+      .put(analysisPath(conversationId, `/${failed.analysisId}`), { rerun: true })
+      .expect(200);
+    expect(await finished(conversationId, failed.analysisId)).to.deep.include({
+      status: 'completed',
+      result: '# Q\n\nD: yes, by 12%.',
+    });
+
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     env.llm.on(

@@ -9,7 +9,12 @@ import {
   type AgentLoopSetup,
   type ChatToolCall,
 } from '@contracts';
-import { analysisPrompt, artifactNameOf, questionOf } from '@lib/analyses/analysis-rules';
+import {
+  analysisPrompt,
+  artifactNameOf,
+  onlyRepeatsQuestion,
+  questionOf,
+} from '@lib/analyses/analysis-rules';
 import type { AnalysisDoc } from '@lib/analyses/analysis.schema';
 import type { AnalysisOutcome } from '@lib/analyses/analyses.repository';
 import type { ToolArtifactsService } from '@lib/artifacts/tool-artifacts.service';
@@ -146,6 +151,7 @@ export function createAnalysisActivities(deps: AnalysisActivityDeps) {
       const text = input.text.trim();
       if (!text) throw failed('the agent gave no answer');
       const analysis = await current(input);
+      if (onlyRepeatsQuestion(text, analysis)) throw failed('the agent only repeated the question');
       const conversation = await deps.repos
         .tenant(input.organizationId)
         .conversations.get(analysis.conversationId);

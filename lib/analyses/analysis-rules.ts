@@ -45,3 +45,19 @@ export function artifactNameOf(title: string) {
   const name = `Analysis: ${title}`;
   return name.length <= 500 ? name : `${name.slice(0, 499)}…`;
 }
+
+/** Words only: case, Markdown marks, punctuation and spacing set aside. */
+const wordsOf = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+
+/**
+ * Whether an answer only repeats the question (its title, or title and description), as a small model does when
+ * it has nothing to say: that is no result, and the run fails saying so.
+ */
+export function onlyRepeatsQuestion(answer: string, analysis: { title: string; description: string }) {
+  const said = wordsOf(answer);
+  return said === wordsOf(analysis.title) || said === wordsOf(questionOf(analysis));
+}

@@ -694,7 +694,7 @@ export interface paths {
          *     Status: `queued` → `running` → `completed` (`result` holds the Markdown answer, `artifactId` /
          *     `artifactVersionId` the `text/markdown` artifact written to the conversation), `failed` (`error` says
          *     why: the model rejected the request or kept failing, the agent was deleted, the credits are used up, the
-         *     agent gave no answer) or `cancelled` (the workflow was cancelled outside the API). Every model call is
+         *     agent gave no answer or only repeated the question) or `cancelled` (the workflow was cancelled outside the API). Every model call is
          *     paid with the organization's credits (ledger purpose `analysis`). Whoever may read the conversation
          *     creates, reads, changes and deletes its analyses; the conversation's agent must still exist (else 409).
          */
