@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { tableWithRows } from './helpers/artifacts';
-import { systemText, userText } from './helpers/chains';
+import { answerSupportTriage } from './helpers/chains';
 import { createScriptedAgent, useClientAndOrg } from './helpers/client';
 
 const ROOT = join(__dirname, '..');
@@ -111,17 +111,7 @@ describe('examples: one per feature area, on the generated client', function () 
   });
 
   it('chains runs a two-step chain to success and prints its final state', async () => {
-    const { env } = suite;
-    env.llm.on(
-      (body) => systemText(body).includes('You work in customer support'),
-      (body) => ({
-        content: JSON.stringify(
-          userText(body).startsWith('Classify')
-            ? { category: 'billing' }
-            : { reply: 'We will correct the invoice.' },
-        ),
-      }),
-    );
+    answerSupportTriage(suite.env);
     const stdout = await output('chains', 'My invoice is wrong.');
     expect(stdout).to.match(/^success/);
     expect(stdout).to.contain("category: 'billing'");

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { systemText, userText } from './helpers/chains';
+import { answerSupportTriage } from './helpers/chains';
 import { useClientAndOrg } from './helpers/client';
 
 const ROOT = join(__dirname, '..');
@@ -34,18 +34,9 @@ describe('the runnable examples of README.md and docs/, as written', function ()
   it('README.md has a quick start, and every runnable block there and in docs/ succeeds', async () => {
     const { env, baseUrl } = suite;
     // The model's part: the quick start's chain asks for JSON of its steps' shapes (other calls get the echo).
-    const forget = env.llm.on(
-      (body) => systemText(body).includes('You work in customer support'),
-      (body) => ({
-        content: JSON.stringify(
-          userText(body).startsWith('Classify')
-            ? { category: 'billing' }
-            : { reply: 'We will correct the invoice.' },
-        ),
-      }),
-    );
+    const forget = answerSupportTriage(env);
     const docs = (await readdir(join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
-    const env_ = {
+    const shellEnv = {
       ...process.env,
       PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
       // The CLI reaches the test stack's database with its signing secret, and names this API in --export.
@@ -62,7 +53,7 @@ describe('the runnable examples of README.md and docs/, as written', function ()
         const blocks = runnableBlocks(await readFile(join(ROOT, file), 'utf8'));
         if (file === 'README.md') expect(blocks, 'README.md runnable blocks').to.not.be.empty;
         if (!blocks.length) continue;
-        const { code, output } = await bash(blocks.join('\n'), env_);
+        const { code, output } = await bash(blocks.join('\n'), shellEnv);
         expect(code, `${file}:\n${output}`).to.equal(0);
         ran += blocks.length;
         if (file === 'README.md') {

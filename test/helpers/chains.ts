@@ -98,3 +98,17 @@ export async function runToEnd(env: TestEnv, org: TestOrg, chainId: string, payl
   expect(run.runId).to.equal(runId);
   return run;
 }
+
+/** The scripted model's part in examples/chains.ts (a support triage): a category, then a reply. */
+export function answerSupportTriage(env: TestEnv) {
+  return env.llm.on(
+    (body) => systemText(body).includes('You work in customer support'),
+    (body) => ({
+      content: JSON.stringify(
+        userText(body).startsWith('Classify')
+          ? { category: 'billing' }
+          : { reply: 'We will correct the invoice.' },
+      ),
+    }),
+  );
+}
