@@ -110,6 +110,25 @@ describe('webhook deliveries: unsigned ones deduplicate on the event id and the 
     expect(await messages()).to.deep.equal(['something else under the same id']);
   });
 
+  it('counts the query parameters as content: the same event id and body with other parameters is a delivery of its own', async () => {
+    const { env, org } = suite;
+    const { messages, log, webhookId } = await webhookWithChain(env, org);
+    const send = (query: string) =>
+      request(env.app)
+        .post(org.path(`/webhooks/${webhookId}/execute?${query}`))
+        .set('Idempotency-Key', 'evt_shipped_3')
+        .send({ text: 'order shipped' })
+        .expect(200, {});
+    await send('region=eu');
+    await send('region=us');
+    await send('region=eu'); // the sender's retry
+    await eventually(async () => (await messages()).length === 2, 120_000);
+    expect(await messages()).to.deep.equal(['order shipped', 'order shipped']);
+    const deliveries = await log();
+    expect(deliveries.map((d) => d.eventId)).to.deep.equal(['evt_shipped_3', 'evt_shipped_3']);
+    expect(deliveries.map((d) => d.duplicates).sort()).to.deep.equal([0, 1]);
+  });
+
   it('deduplicates signed deliveries on the event id: only the secret holder can send it', async () => {
     const { env, org } = suite;
     const { webhookId, signingSecret, messages, log } = await webhookWithChain(env, org, {
