@@ -13,6 +13,7 @@ interface DeliveryItem {
   deliveryId: string;
   eventId: string | null;
   duplicates: number;
+  lastDuplicateAt: string | null;
 }
 
 // Issue 32, item 7: an unsigned delivery's event id is the caller's choice, so it cannot alone decide that a
@@ -127,6 +128,11 @@ describe('webhook deliveries: unsigned ones deduplicate on the event id and the 
     const deliveries = await log();
     expect(deliveries.map((d) => d.eventId)).to.deep.equal(['evt_shipped_3', 'evt_shipped_3']);
     expect(deliveries.map((d) => d.duplicates).sort()).to.deep.equal([0, 1]);
+    // the time of the last duplicate: only the delivery that was sent again has one
+    const again = deliveries.find((d) => d.duplicates === 1)!;
+    const once = deliveries.find((d) => d.duplicates === 0)!;
+    expect(again.lastDuplicateAt).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(once.lastDuplicateAt).to.equal(null);
   });
 
   it('deduplicates signed deliveries on the event id: only the secret holder can send it', async () => {
