@@ -13,6 +13,7 @@ interface DeliveryItem {
   deliveryId: string;
   eventId: string | null;
   duplicates: number;
+  lastDuplicateAt: string | null;
 }
 
 // Issue 32, item 7: an unsigned delivery's event id is the caller's choice, so it cannot alone decide that a
@@ -108,6 +109,30 @@ describe('webhook deliveries: unsigned ones deduplicate on the event id and the 
     await send('something else under the same id');
     await eventually(async () => (await messages()).length === 1, 120_000);
     expect(await messages()).to.deep.equal(['something else under the same id']);
+  });
+
+  it('counts the query parameters as content: the same event id and body with other parameters is a delivery of its own', async () => {
+    const { env, org } = suite;
+    const { messages, log, webhookId } = await webhookWithChain(env, org);
+    const send = (query: string) =>
+      request(env.app)
+        .post(org.path(`/webhooks/${webhookId}/execute?${query}`))
+        .set('Idempotency-Key', 'evt_shipped_3')
+        .send({ text: 'order shipped' })
+        .expect(200, {});
+    await send('region=eu');
+    await send('region=us');
+    await send('region=eu'); // the sender's retry
+    await eventually(async () => (await messages()).length === 2, 120_000);
+    expect(await messages()).to.deep.equal(['order shipped', 'order shipped']);
+    const deliveries = await log();
+    expect(deliveries.map((d) => d.eventId)).to.deep.equal(['evt_shipped_3', 'evt_shipped_3']);
+    expect(deliveries.map((d) => d.duplicates).sort()).to.deep.equal([0, 1]);
+    // the time of the last duplicate: only the delivery that was sent again has one
+    const again = deliveries.find((d) => d.duplicates === 1)!;
+    const once = deliveries.find((d) => d.duplicates === 0)!;
+    expect(again.lastDuplicateAt).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(once.lastDuplicateAt).to.equal(null);
   });
 
   it('deduplicates signed deliveries on the event id: only the secret holder can send it', async () => {

@@ -5,6 +5,11 @@ import { createTestAgent } from './helpers/agents';
 import { testEnv, type TestEnv } from './helpers/env';
 import { as, createTestOrg, type TestOrg } from './helpers/org';
 import { invalidReference } from './helpers/errors';
+import { TooManyRequestsError } from '@lib/errors';
+import { createLogger } from '@lib/logger';
+import { WebhookRateLimiter } from '@lib/webhooks/rate-limit';
+
+const silent = createLogger('silent');
 
 // Management, limits and the checks of POST …/execute that answer before anything runs (no worker here: an
 // accepted delivery's workflow just waits on this file's task queue).
@@ -187,6 +192,114 @@ describe('webhooks: management, limits, signatures', function () {
     expect(cleared.body.inputMapping).to.equal(null);
   });
 
+  it('PUT changes only the fields it sends and makes a secret only when signatures are turned on; unknown ones are 404', async () => {
+    const created = await createWebhook({ description: 'Payment events', rateLimitPerMinute: 30 });
+    const id = created.webhookId;
+    const put = (body: Record<string, unknown>) => admin().put(org.path(`/webhooks/${id}`), body);
+    const described = (await put({ description: 'Refund events' }).expect(200)).body;
+    expect(described).to.include({
+      name: 'Events',
+      description: 'Refund events',
+      rateLimitPerMinute: 30,
+      signatureVerification: false,
+    });
+    expect(described).to.not.have.property('signingSecret');
+    expect((await put({ rateLimitPerMinute: 5 }).expect(200)).body).to.include({
+      description: 'Refund events',
+      rateLimitPerMinute: 5,
+    });
+    expect((await put({ rateLimitPerMinute: null }).expect(200)).body).to.include({
+      rateLimitPerMinute: null,
+    });
+    const noRotation = await put({ rotateSigningSecret: true }).expect(400);
+    expect(noRotation.body.error.message).to.equal('rotateSigningSecret needs signatureVerification on');
+    const turnedOn = (await put({ signatureVerification: true }).expect(200)).body;
+    expect(turnedOn.signingSecret).to.match(/^whsec_/);
+    const renamed = (await put({ name: 'Renamed' }).expect(200)).body;
+    expect(renamed).to.include({
+      name: 'Renamed',
+      description: 'Refund events',
+      signatureVerification: true,
+    });
+    expect(renamed).to.not.have.property('signingSecret');
+    const missing = async (req: request.Test, message: string) =>
+      expect((await req.expect(404)).body.error).to.include({ code: 'not_found', message });
+    await missing(admin().get(org.path('/webhooks/whk_nope')), 'webhook not found');
+    await missing(admin().delete(org.path('/webhooks/whk_nope')), 'webhook not found');
+    await missing(admin().get(org.path(`/webhooks/${id}/deliveries/whd_nope`)), 'delivery not found');
+  });
+
+  it('deleting a webhook leaves the other webhooks’ handlers and deliveries; the log is newest first; unknown handlers are 404', async () => {
+    const chainId = await createChain();
+    const body = { handlerType: 'action-chain', actionChainId: chainId, instructions: 'x' };
+    const { webhookId: gone } = await createWebhook({ name: 'Gone' });
+    const { webhookId: kept } = await createWebhook({ name: 'Kept' });
+    await admin()
+      .post(org.path(`/webhooks/${gone}/handlers`), body)
+      .expect(201);
+    const keptHandler = (
+      await admin()
+        .post(org.path(`/webhooks/${kept}/handlers`), body)
+        .expect(201)
+    ).body.handlerId as string;
+    const webhooks = env.deps.repos.tenant(org.organizationId).webhooks;
+    const record = (webhookId: string, deliveryId: string, receivedAt: string) =>
+      webhooks.recordDelivery(deliveryId, {
+        webhookId,
+        eventId: null,
+        receivedAt: new Date(receivedAt),
+        requestJson: JSON.stringify({ body: {}, headers: {}, queryParams: {} }),
+      });
+    // recorded oldest first; two at the same instant are in descending id order
+    await record(kept, `whd_${kept}_older`, '2026-01-01T10:00:00.000Z');
+    await record(kept, `whd_${kept}_same_a`, '2026-01-01T11:00:00.000Z');
+    await record(kept, `whd_${kept}_same_b`, '2026-01-01T11:00:00.000Z');
+    await record(kept, `whd_${kept}_newest`, '2026-01-01T12:00:00.000Z');
+    await record(gone, `whd_${kept}_of_gone`, '2026-01-01T13:00:00.000Z');
+    const deliveries = async () =>
+      (
+        (
+          await admin()
+            .get(org.path(`/webhooks/${kept}/deliveries`))
+            .expect(200)
+        ).body.items as Array<{ deliveryId: string }>
+      ).map((d) => d.deliveryId);
+    const newestFirst = [
+      `whd_${kept}_newest`,
+      `whd_${kept}_same_b`,
+      `whd_${kept}_same_a`,
+      `whd_${kept}_older`,
+    ];
+    expect(await deliveries()).to.deep.equal(newestFirst);
+    const handlers = async () =>
+      (
+        (
+          await admin()
+            .get(org.path(`/webhooks/${kept}/handlers`))
+            .expect(200)
+        ).body.items as Array<{ handlerId: string }>
+      ).map((h) => h.handlerId);
+    expect(await handlers()).to.deep.equal([keptHandler]);
+    expect(await webhooks.handlerIds(kept)).to.deep.equal([keptHandler]);
+
+    await admin()
+      .delete(org.path(`/webhooks/${gone}`))
+      .expect(200, { success: true });
+    expect(await handlers()).to.deep.equal([keptHandler]);
+    expect(await deliveries()).to.deep.equal(newestFirst);
+    // the deleted webhook's handlers and log are gone with it
+    expect(await webhooks.handlerIds(gone)).to.deep.equal([]);
+    expect(await webhooks.getDelivery(gone, `whd_${kept}_of_gone`)).to.equal(null);
+
+    const missing = async (req: request.Test) =>
+      expect((await req.expect(404)).body.error).to.include({
+        code: 'not_found',
+        message: 'webhook handler not found',
+      });
+    await missing(admin().get(org.path(`/webhooks/${kept}/handlers/whh_nope`)));
+    await missing(admin().delete(org.path(`/webhooks/${kept}/handlers/whh_nope`)));
+  });
+
   it('accepts 500 handlers per webhook, even when they are added at once, and refuses the 501st', async () => {
     const { webhookId } = await createWebhook();
     const chainId = await createChain();
@@ -309,6 +422,43 @@ describe('webhooks: management, limits, signatures', function () {
       .send(JSON.stringify({ text: 'x'.repeat(300 * 1024) }))
       .expect(413);
     expect(big.body.error.code).to.equal('payload_too_large');
+  });
+
+  it('counts per webhook and clock minute; Retry-After is the seconds left in the minute; without Redis it accepts', async () => {
+    const limiter = new WebhookRateLimiter(env.deps.redis, silent);
+    const webhookId = `wh_rate_${Date.now()}_${Math.random().toString(36).slice(2)}`;
+    const otherWebhookId = `${webhookId}_other`;
+    // 12:00:15.250 UTC on a day long past: its counters are this test's alone
+    const at = Date.UTC(2020, 0, 2, 12, 0, 15, 250);
+    const refusal = async (id: string, now: number) => {
+      const err = await limiter.take(id, 2, now).then(
+        () => expect.fail('accepted'),
+        (e: unknown) => e,
+      );
+      expect(err).to.be.instanceOf(TooManyRequestsError);
+      return err as TooManyRequestsError;
+    };
+    await limiter.take(webhookId, 2, at);
+    await limiter.take(webhookId, 2, at + 30_000);
+    const limited = await refusal(webhookId, at);
+    expect([limited.status, limited.code, limited.retryAfterSeconds]).to.deep.equal([
+      429,
+      'rate_limited',
+      45,
+    ]);
+    expect(limited.message).to.equal('this webhook accepts at most 2 deliveries a minute; retry after 45 s');
+    // 12:00:59.999: a second is left to wait, rounded up
+    expect((await refusal(webhookId, Date.UTC(2020, 0, 2, 12, 0, 59, 999))).retryAfterSeconds).to.equal(1);
+    // another webhook in the same minute, and the same webhook in the next clock minute, start from zero
+    await limiter.take(otherWebhookId, 2, at);
+    await limiter.take(webhookId, 2, Date.UTC(2020, 0, 2, 12, 1, 0, 0));
+    // Redis down: the delivery is accepted
+    const unreachable = env.deps.redis.duplicate({ lazyConnect: true, enableOfflineQueue: false });
+    try {
+      await new WebhookRateLimiter(unreachable, silent).take(webhookId, 2, at);
+    } finally {
+      unreachable.disconnect();
+    }
   });
 
   it('accepts any JSON and any query parameters; an unknown webhook is 404 whether or not the organization exists', async () => {
