@@ -135,6 +135,24 @@ describe('webhook deliveries: unsigned ones deduplicate on the event id and the 
     expect(once.lastDuplicateAt).to.equal(null);
   });
 
+  it('runs every delivery without an event id, the same body twice included (nothing says it is a retry)', async () => {
+    const { env, org } = suite;
+    const { messages, log, webhookId } = await webhookWithChain(env, org);
+    const send = () =>
+      request(env.app)
+        .post(org.path(`/webhooks/${webhookId}/execute`))
+        .send({ text: 'two of the same' })
+        .expect(200, {});
+    await send();
+    await send();
+    await eventually(async () => (await messages()).length === 2, 120_000);
+    const deliveries = await log();
+    expect(deliveries.map((d) => [d.eventId, d.duplicates])).to.deep.equal([
+      [null, 0],
+      [null, 0],
+    ]);
+  });
+
   it('deduplicates signed deliveries on the event id: only the secret holder can send it', async () => {
     const { env, org } = suite;
     const { webhookId, signingSecret, messages, log } = await webhookWithChain(env, org, {

@@ -99,6 +99,9 @@ describe('webhook deliveries: recorded before the answer, every handler run once
       .post(org.path(`/webhooks/${webhookId}/execute?ref=abc`))
       .set('x-source', 'crm')
       .set('authorization', 'Bearer do-not-forward')
+      .set('proxy-authorization', 'Basic do-not-forward')
+      .set('cookie', 'session=do-not-forward')
+      .set('webhook-signature', 'v1,do-not-forward')
       .send({ text: 'customer upgraded', count: 3, customer: { name: 'Ada' } })
       .expect(200, {});
     const [run] = await eventually(async () => {
@@ -147,7 +150,10 @@ describe('webhook deliveries: recorded before the answer, every handler run once
       count: 3,
       customer: { name: 'Ada' },
     });
-    expect(detail.request.headers).to.not.have.property('authorization');
+    // README: handlers never see credentials or signatures (the stored request is what they are given).
+    for (const hidden of ['authorization', 'proxy-authorization', 'cookie', 'webhook-signature'])
+      expect(detail.request.headers, hidden).to.not.have.property(hidden);
+    expect(detail.request.headers).to.include({ 'x-source': 'crm' });
     const chainRun = detail.handlerRuns.find((r) => r.handlerType === 'action-chain');
     expect(chainRun!.runId).to.equal(run!.runId);
     const deliveryWorkflow = workflowIds.webhookDelivery(org.organizationId, webhookId, deliveryId);
