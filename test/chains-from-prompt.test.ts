@@ -273,7 +273,7 @@ describe('POST /orgs/{organizationId}/chains/from-prompt', () => {
   it('refuses bad bodies with 400, calling and billing nothing', async () => {
     const bad: Array<[object, string]> = [
       [{}, "must have required property 'prompt'"],
-      [{ prompt: '   ' }, 'prompt must match pattern'],
+      [{ prompt: '   ' }, 'prompt must not be blank'],
       [{ prompt: 'x'.repeat(20_001) }, 'prompt must NOT have more than 20000 characters'],
       [{ prompt: prompt(), isFirstStep: 'yes' }, 'isFirstStep must be boolean'],
       [{ prompt: prompt(), workflowInput: ['a'] }, 'workflowInput must be object'],
