@@ -55,9 +55,6 @@ export function which(bin) {
   }
 }
 
-/** Installs npm dependencies when node_modules is missing or was installed from another lock file.
- * `npm install` (which follows the lock file) rather than `npm ci`: the registry mirror lacks some
- * other-platform optional binaries, which makes `npm ci` refuse the lock file. */
 /**
  * Two install scripts that would fetch from outside the registry, told not to: onnxruntime-node's CUDA files
  * (the CPU binary ships in the package) and node-llama-cpp's build of llama.cpp when no prebuilt binary loads
@@ -66,6 +63,9 @@ export function which(bin) {
  */
 export const INSTALL_ENV = { ONNXRUNTIME_NODE_INSTALL: 'skip', NODE_LLAMA_CPP_POSTINSTALL: 'skip' };
 
+/** Installs npm dependencies when node_modules is missing or was installed from another lock file.
+ * `npm install` (which follows the lock file) rather than `npm ci`: the registry mirror lacks some
+ * other-platform optional binaries, which makes `npm ci` refuse the lock file. */
 export function ensureNpmDeps() {
   const lock = join(ROOT, 'package-lock.json');
   const stamp = join(ROOT, 'node_modules', '.install-stamp');

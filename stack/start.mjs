@@ -114,7 +114,7 @@ const apiAnswers = () =>
     .then((r) => r.ok)
     .catch(() => false);
 let ready = false;
-for (let waited = 0; waited < 180_000 && !ready; waited += 500) {
+for (const until = Date.now() + 180_000; !ready && Date.now() < until;) {
   ready = (await apiAnswers()) && (await workerPolls());
   if (!ready) await new Promise((r) => setTimeout(r, 500));
 }
