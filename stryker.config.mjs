@@ -56,11 +56,54 @@ export const areas = {
       'test/webhooks.test.ts',
       'test/webhook-deliveries.test.ts',
       'test/webhook-dedupe.test.ts',
+      // The admission kinds a delivery takes and gives back.
+      'test/admission.test.ts',
     ],
   },
   schedules: {
     mutate: ['lib/schedules/**/*.ts', '!lib/schedules/*.schema.ts'],
     spec: ['test/unit/cron.test.ts', 'test/schedules.test.ts', 'test/schedule-fires.test.ts'],
+  },
+  // Inbound mail: MIME and authentication results have unit tests; the intake's rules are reached over SMTP.
+  'email-agents': {
+    mutate: ['lib/email-agents/**/*.ts', '!lib/email-agents/*.schema.ts'],
+    spec: [
+      'test/unit/email-mime.test.ts',
+      'test/unit/mail-identity.test.ts',
+      'test/unit/smtp-listener.test.ts',
+      'test/email-agents.test.ts',
+      'test/email-identity.test.ts',
+    ],
+  },
+  // Who may see a knowledge base and what a search returns; ingestion's parsing is covered by the core.
+  'kb-access': {
+    mutate: [
+      'lib/knowledge-bases/kb-access.ts',
+      'lib/knowledge-bases/kb-search.service.ts',
+      'lib/knowledge-bases/knowledge-bases.service.ts',
+      'lib/knowledge-bases/agent-kb.service.ts',
+      'lib/knowledge-bases/search-tool.ts',
+      'lib/knowledge-bases/etl-conditions.ts',
+      'lib/knowledge-bases/etl-rules.service.ts',
+    ],
+    spec: [
+      'test/kb-manage.test.ts',
+      'test/kb-search-spec.test.ts',
+      'test/kb-agents.test.ts',
+      'test/vectors-contract.test.ts',
+    ],
+  },
+  artifacts: {
+    mutate: ['lib/artifacts/**/*.ts', '!lib/artifacts/*.schema.ts'],
+    spec: [
+      'test/unit/app-manifest.test.ts',
+      'test/unit/artifact-content-type.test.ts',
+      'test/artifacts.test.ts',
+      'test/artifacts-workflows.test.ts',
+      'test/app-manifests.test.ts',
+      'test/apps.test.ts',
+      'test/chain-apps.test.ts',
+    ],
   },
   // The browse tool's allow-list, on its own: its tests are unit tests, the page guard's need Chromium.
   'allow-list': {
