@@ -32,11 +32,7 @@ import { toolsHandlers } from './routes/tools';
 import { usersHandlers } from './routes/users';
 import { metricsHandlers } from './routes/metrics';
 import { webhookBodyParser, webhooksHandlers } from './routes/webhooks';
-import { narrowValidatorRouteLookup } from './route-lookup';
-import { acceptPlusAsSpaceInQueries, skipNoopParameterMutation } from './parameter-mutation';
-import { ignoreReadOnlyInRequests } from './read-only';
-import { requireWrittenNumbers } from './strict-numbers';
-import { cacheValidatorRouteMatchers } from './route-matchers';
+import { narrowValidatorRouteLookup, patchValidator } from './validator';
 import { appSessionAuthHandler, bearerAuthHandler, metricsTokenAuthHandler } from './security';
 
 /** A request's log line says what happened, in a glance: `GET /orgs/{organizationId}/agents 200 12 ms`. */
@@ -108,11 +104,7 @@ export function createApp(deps: Deps): Express {
     ),
   );
   app.use(docsRouter());
-  cacheValidatorRouteMatchers();
-  skipNoopParameterMutation();
-  acceptPlusAsSpaceInQueries();
-  requireWrittenNumbers();
-  ignoreReadOnlyInRequests();
+  patchValidator();
   const validator = OpenApiValidator.middleware({
     apiSpec: openApiSpecPath(),
     validateRequests: { allowUnknownQueryParameters: false },

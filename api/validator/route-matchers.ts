@@ -1,4 +1,4 @@
-import { validatorRequire } from './validator-internals';
+import { validatorRequire } from './internals';
 
 type Compile = (path: string, options?: { sensitive?: boolean; strict?: boolean }) => unknown;
 

@@ -1,4 +1,4 @@
-import { validatorRequire } from './validator-internals';
+import { validatorRequire } from './internals';
 
 interface Parameter {
   in?: string;

@@ -1,5 +1,5 @@
 import type { KeywordDefinition } from 'ajv';
-import { validatorRequire } from './validator-internals';
+import { validatorRequire } from './internals';
 
 interface RequestAjv {
   removeKeyword(keyword: string): unknown;
