@@ -1,12 +1,10 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import { FAILURES } from '@contracts';
-import type { createActivities } from '../activities';
-
-export type Activities = ReturnType<typeof createActivities>;
+import type { TurnActivities } from './activity-types';
 
 // Reads and writes of our own database: short and retried quickly. Local activities run in the worker that
 // runs the workflow task, with no round trip through the Temporal server (a turn needs half the server work).
-export const db = proxyLocalActivities<Activities>({
+export const turnStore = proxyLocalActivities<TurnActivities>({
   startToCloseTimeout: '30 seconds',
   retry: {
     initialInterval: '500 milliseconds',
@@ -18,7 +16,7 @@ export const db = proxyLocalActivities<Activities>({
 
 // Model calls stream for a while; the heartbeat notices a dead worker within seconds. 429/5xx/timeouts retry
 // with backoff; a request the model rejects (4xx) does not.
-export const model = proxyActivities<Activities>({
+export const model = proxyActivities<TurnActivities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '10 seconds',
   retry: {
@@ -30,7 +28,7 @@ export const model = proxyActivities<Activities>({
   },
 });
 
-export const tools = proxyActivities<Activities>({
+export const tools = proxyActivities<TurnActivities>({
   startToCloseTimeout: '2 minutes',
   retry: {
     initialInterval: '1 second',
@@ -40,7 +38,7 @@ export const tools = proxyActivities<Activities>({
   },
 });
 
-export const callbacks = proxyActivities<Activities>({
+export const callbacks = proxyActivities<TurnActivities>({
   startToCloseTimeout: '30 seconds',
   retry: {
     initialInterval: '5 seconds',

@@ -16,7 +16,7 @@ import {
   type EventTarget,
   type ModelTool,
 } from '@contracts';
-import { db, model, tools } from './activity-proxies';
+import { model, tools, turnStore } from './activity-proxies';
 import { childSearchAttributes } from './search-attributes';
 
 export const MAX_TOOL_ROUNDS = 8;
@@ -61,7 +61,7 @@ export async function runAgentLoop(setup: AgentLoopSetup, opts: AgentLoopOptions
     const tool = byName.get(call.name);
     if (!tool) return JSON.stringify({ error: `unknown tool ${call.name}` });
     if (opts.target) {
-      await db.emitTurnEvent({
+      await turnStore.emitTurnEvent({
         target: opts.target,
         event: 'conversation',
         payload: {
@@ -114,7 +114,7 @@ export async function runAgentLoop(setup: AgentLoopSetup, opts: AgentLoopOptions
 
 /** Runs an attached chain as a child workflow and answers with its outcome and state. */
 async function runChain(tool: ModelTool, call: ChatToolCall, opts: AgentLoopOptions): Promise<string> {
-  const input = await db.createAgentChainRun({
+  const input = await turnStore.createAgentChainRun({
     organizationId: opts.organizationId,
     agentId: opts.agentId,
     actionChainId: tool.targetChainId!,
@@ -126,7 +126,7 @@ async function runChain(tool: ModelTool, call: ChatToolCall, opts: AgentLoopOpti
     args: [input],
     typedSearchAttributes: childSearchAttributes({ actionChainId: tool.targetChainId! }),
   });
-  return JSON.stringify(await db.chainRunOutcome(input));
+  return JSON.stringify(await turnStore.chainRunOutcome(input));
 }
 
 async function callAgent(tool: ModelTool, call: ChatToolCall, opts: AgentLoopOptions): Promise<string> {

@@ -8,16 +8,16 @@ import {
   type BrowserEndReason,
   type BrowserSessionInput,
 } from '@contracts';
-import type { Activities } from './activity-proxies';
+import type { BrowserActivities } from './activity-types';
 import { failureReason } from './agent-loop';
 
 // Launching Chromium: any worker with a browser may take it; a failed launch is tried once more.
-const launcher = proxyActivities<Activities>({
+const launcher = proxyActivities<BrowserActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumAttempts: 2, nonRetryableErrorTypes: [FAILURES.browserGone] },
 });
 
-const store = proxyLocalActivities<Activities>({
+const store = proxyLocalActivities<BrowserActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 10 },
 });
@@ -26,7 +26,7 @@ const store = proxyLocalActivities<Activities>({
  * the schedule-to-start timeout the worker is gone, and its browser with it. Never retried: an action is not
  * idempotent (a click, a form post), and the tool reports the failure to the model. */
 function pinnedTo(taskQueue: string) {
-  return proxyActivities<Activities>({
+  return proxyActivities<BrowserActivities>({
     taskQueue,
     scheduleToStartTimeout: '30 seconds',
     startToCloseTimeout: '2 minutes',

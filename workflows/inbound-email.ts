@@ -8,10 +8,10 @@ import {
   type InboundEmailResult,
   type TurnWorkflow,
 } from '@contracts';
-import type { Activities } from './activity-proxies';
+import type { EmailActivities } from './activity-types';
 
 // Parsing a message and writing its records: a few seconds, retried quickly for a while.
-const intake = proxyActivities<Activities>({
+const intake = proxyActivities<EmailActivities>({
   startToCloseTimeout: '2 minutes',
   retry: {
     initialInterval: '1 second',
@@ -22,7 +22,7 @@ const intake = proxyActivities<Activities>({
 });
 
 // SMTP relays fail transiently (greylisting, 4xx, restarts): retry for about an hour; 5xx is final.
-const mail = proxyActivities<Activities>({
+const mail = proxyActivities<EmailActivities>({
   startToCloseTimeout: '1 minute',
   retry: {
     initialInterval: '1 second',

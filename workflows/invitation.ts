@@ -1,9 +1,9 @@
 import { proxyActivities } from '@temporalio/workflow';
 import { FAILURES, type InvitationInput } from '@contracts';
-import type { Activities } from './activity-proxies';
+import type { UserActivities } from './activity-types';
 
 // SMTP relays fail transiently (greylisting, 4xx, restarts): retry for about an hour, then give up.
-const { sendInvitationEmail } = proxyActivities<Activities>({
+const { sendInvitationEmail } = proxyActivities<UserActivities>({
   startToCloseTimeout: '1 minute',
   retry: {
     initialInterval: '1 second',

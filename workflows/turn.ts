@@ -9,7 +9,7 @@ import {
   type TurnResult,
   type TurnSetup,
 } from '@contracts';
-import { callbacks, db } from './activity-proxies';
+import { callbacks, turnStore } from './activity-proxies';
 import { failureReason, runAgentLoop } from './agent-loop';
 
 export const FRONTEND_TOOL_TIMEOUT = '5 minutes';
@@ -59,7 +59,7 @@ export async function agentTurnWorkflow(input: TurnInput): Promise<TurnResult> {
   const shouldStop = async () => {
     if (!cancelled.planIds.length || !patched(PATCHES.taskPlanCancel)) return false;
     if (!patched(PATCHES.taskPlanCancelFinishesStep)) return true;
-    return !(await db.cancelledPlanStepUnderWay(cancelled));
+    return !(await turnStore.cancelledPlanStepUnderWay(cancelled));
   };
   const waitForFrontend = async (call: ChatToolCall): Promise<string> => {
     const arrived = await condition(() => frontendResults.has(call.id), FRONTEND_TOOL_TIMEOUT);
@@ -73,7 +73,7 @@ export async function agentTurnWorkflow(input: TurnInput): Promise<TurnResult> {
   let text = '';
   let status: TurnResult['status'] = 'complete';
   try {
-    setup = inputSetup(input) ?? (await db.loadTurn({ ...input, setup: undefined }));
+    setup = inputSetup(input) ?? (await turnStore.loadTurn({ ...input, setup: undefined }));
   } catch (err) {
     if (!patched(PATCHES.setupFailureReply)) throw err;
     status = 'error';
@@ -103,8 +103,8 @@ export async function agentTurnWorkflow(input: TurnInput): Promise<TurnResult> {
   }
 
   if (cancelled.planIds.length && patched(PATCHES.taskPlanCancelFinishesStep))
-    await db.endCancelledPlanSteps(cancelled);
-  const message = await db.saveReply({ target, requestId: input.requestId, text, status });
+    await turnStore.endCancelledPlanSteps(cancelled);
+  const message = await turnStore.saveReply({ target, requestId: input.requestId, text, status });
   if (input.callbackUrl) {
     try {
       await callbacks.postCallback({
@@ -120,7 +120,7 @@ export async function agentTurnWorkflow(input: TurnInput): Promise<TurnResult> {
       });
     } catch (err) {
       // The reply is stored and delivered; an unreachable callback must not turn the turn into a failure.
-      await db.emitTurnEvent({
+      await turnStore.emitTurnEvent({
         target,
         event: 'conversation',
         payload: { type: 'callback_failed', requestId: input.requestId, error: failureReason(err) },
