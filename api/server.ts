@@ -14,7 +14,7 @@ async function main() {
   const server = createHttpServer(createApp(deps));
   const realtime = attachRealtime(server, deps);
   server.listen(config.port, () => logger.info({ port: config.port }, 'api listening'));
-  // Inbound mail for agents' addresses, when INBOUND_SMTP_PORT is set (README "Email-driven agents").
+  // Inbound mail for agents' addresses, when INBOUND_SMTP_PORT is set (docs/email-agents.md).
   const mail = config.inboundEmail.port === undefined ? undefined : await startInboundMail(deps);
   if (mail) logger.info({ port: mail.port }, 'inbound SMTP listening');
   const shutdown = () => {

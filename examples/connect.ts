@@ -17,7 +17,7 @@ let serviceUrl = process.env.BASE_URL ?? startedUrl() ?? 'http://127.0.0.1:3000'
 
 /**
  * The client for `--org ORG --token TOKEN` and the example's own options (each required); TOKEN is a session
- * token, an assume-role token or an API key (README, "Getting credentials").
+ * token, an assume-role token or an API key (docs/identity.md, "Getting credentials").
  */
 export function connect<const Name extends string>(
   example: string,

@@ -83,7 +83,7 @@ function checkCompose() {
     if (!['unless-stopped', 'always', 'on-failure'].includes(services[name]?.restart))
       problem(file, `${name} needs a restart policy (restart: unless-stopped)`);
   }
-  // The scale-out shape README "Scale-out and deployment" describes.
+  // The scale-out shape docs/operations.md "Scale-out and deployment" describes.
   if (replicas('api') < 2) problem(file, 'api must run at least two replicas');
   if (replicas('worker') < 2) problem(file, 'worker must run at least two replicas by default');
   if (services.api?.ports) problem(file, 'api replicas publish no port: the load balancer does');
@@ -107,12 +107,12 @@ function checkCompose() {
   if (String(services.api.environment.PORT) !== '3000' || !cfg.includes('api:3000')) {
     problem(cfgFile, 'the api backend port must be the api PORT (3000)');
   }
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.split(/^## Scale-out and deployment$/m)[1]?.split(/^## /m)[0];
-  if (!section) return problem('README.md', 'no "## Scale-out and deployment" section');
+  const doc = 'docs/operations.md';
+  const text = readFileSync(join(ROOT, doc), 'utf8');
+  const section = text.split(/^## Scale-out and deployment$/m)[1]?.split(/^## /m)[0];
+  if (!section) return problem(doc, 'no "## Scale-out and deployment" section');
   for (const name of Object.keys(services)) {
-    if (!section.includes(`\`${name}\``))
-      problem('README.md', `Scale-out section does not name service \`${name}\``);
+    if (!section.includes(`\`${name}\``)) problem(doc, `Scale-out section does not name service \`${name}\``);
   }
   return Object.keys(services).length;
 }

@@ -6,7 +6,7 @@
 #   operation in `x-rules-beyond-schema`, with the message the service answers it with. Every other answer to a
 #   schema-valid request is judged exactly as the built-in check judges it.
 # - negative_data_rejection: a request whose only violation is a `readOnly` property it sends back is accepted and the
-#   property ignored (README "PUT"). Schemathesis means to allow that (its own exemption), but in the coverage phase
+#   property ignored (docs/architecture.md "API conventions"). Schemathesis means to allow that (its own exemption), but in the coverage phase
 #   the body's negation is not marked on the body, so its exemption never applies there.
 # - use_after_free: a default agent (lib/agents/default-agents.ts) is created when absent, by the spec ("a default
 #   agent id (created when absent)"), so one deleted comes back afresh on its next lookup (openapi.yaml, deleteAgent).

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { log, ROOT } from './provision.mjs';
 
-/** Keyword search attributes the service sets on its workflows (README "Search attributes"). */
+/** Keyword search attributes the service sets on its workflows (docs/operations.md "Search attributes"). */
 export const SEARCH_ATTRIBUTES = [
   'OrganizationId',
   'AgentId',
@@ -246,7 +246,7 @@ export async function startStack({ profile, dataDir, bins, env = process.env, ma
           'matching.numTaskqueueReadPartitions=1',
           'matching.numTaskqueueWritePartitions=1',
           'history.transferProcessorMaxPollRPS=1000',
-          // Task-queue fairness keyed by organization (README "Admission"): one organization's backlog does not
+          // Task-queue fairness keyed by organization (docs/admission.md): one organization's backlog does not
           // delay another's first execution. Priority is on by default since server 1.29.
           'matching.enableFairness=true',
         ].flatMap((v) => ['--dynamic-config-value', v]),

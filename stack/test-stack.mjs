@@ -29,7 +29,7 @@ export async function startTestStack(name) {
     LOCAL_EMBEDDING_MODEL_DIR: process.env.LOCAL_EMBEDDING_MODEL_DIR ?? ensureEmbeddingModel(),
     LOCAL_LLM_MODEL_PATH: process.env.LOCAL_LLM_MODEL_PATH ?? ensureChatModel(),
     CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? ensureChromium(),
-    // The agent mail domain the tests give agents' addresses in (README "Email-driven agents").
+    // The agent mail domain the tests give agents' addresses in (docs/email-agents.md).
     AGENT_EMAIL_DOMAINS: process.env.AGENT_EMAIL_DOMAINS ?? 'agents.example.test',
     NODE_ENV: 'test',
     VALIDATE_RESPONSES: 'true',

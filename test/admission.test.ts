@@ -23,7 +23,7 @@ import { startTestWorker, workflowBundle } from './helpers/worker';
 const silent = createLogger('silent');
 
 /**
- * Admission (README "Admission"): each organization's unfinished background work is bounded per kind; beyond it
+ * Admission (docs/admission.md): each organization's unfinished background work is bounded per kind; beyond it
  * intake answers 429 `backlog_full` with Retry-After and writes nothing, while other organizations go on. Most
  * tests run with no worker polling, so what was admitted stays unfinished until a test starts one.
  */

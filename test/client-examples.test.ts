@@ -22,7 +22,7 @@ function closedPort() {
   });
 }
 
-// The examples (examples/*.ts, run with tsx as the README says) against the running service: what a new user
+// The examples (examples/*.ts, run with tsx as docs/client.md says) against the running service: what a new user
 // copies works, on the client generated from the contract.
 describe('examples: one per feature area, on the generated client', function () {
   this.timeout(180_000);

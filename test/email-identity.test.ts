@@ -27,7 +27,7 @@ interface MailAgent {
 }
 
 /**
- * Who may hold an agent address, and who may act as a member by mail (README "Email-driven agents"): a forged
+ * Who may hold an agent address, and who may act as a member by mail (docs/email-agents.md): a forged
  * From gets no turn and no reply.
  */
 describe('mail identity', () => {

@@ -58,7 +58,7 @@ describe('schedules: triggers, handlers and their Temporal Schedules', function 
     expect(schedule.info.nextActionTimes[0]!.toISOString()).to.match(/-01-01T00:00:00.000Z$/);
     expect(schedule.policies.overlap).to.equal('BUFFER_ONE');
     expect(schedule.policies.catchupWindow).to.equal(10 * 60 * 1000);
-    // every fire carries its organization and trigger as search attributes (README "Search attributes")
+    // every fire carries its organization and trigger as search attributes (docs/operations.md "Search attributes")
     const typed = schedule.action.typedSearchAttributes;
     const attributes = Array.isArray(typed) ? typed : (typed?.getAll() ?? []);
     expect(attributes.map(({ key, value }) => [key.name, value])).to.have.deep.members([

@@ -8,7 +8,7 @@ import { createTable, idsOf, insertBatch } from './tables-fixtures';
  * The `filters` grammar of GET …/tables/{name}/data against an evaluator written here from the spec's wording:
  * `field:operator:value:join` segments, joined left to right without brackets (the first join ignored);
  * like/ilike are contains-matches whose spaces are wildcards (like case-sensitive); in/nin take comma lists;
- * nulls match only ne/nin (README). Random filters run against the real API and database (fast-check prints the
+ * nulls match only ne/nin (docs/tables.md). Random filters run against the real API and database (fast-check prints the
  * seed of a failure, and `seed` in fc.assert's options replays it).
  */
 

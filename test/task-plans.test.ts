@@ -571,7 +571,7 @@ describe('task plans', () => {
         ),
       ),
     ).to.equal('the conversation no longer exists');
-    // A write computed from a read the plan has since moved past changes nothing (README: two writers never lose
+    // A write computed from a read the plan has since moved past changes nothing (docs/agents.md "Task plans": two writers never lose
     // each other's steps).
     const repo = env.deps.repos.tenant(org.organizationId).taskPlans;
     const stale = (await repo.get(plan.planId))!;

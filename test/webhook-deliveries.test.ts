@@ -150,7 +150,7 @@ describe('webhook deliveries: recorded before the answer, every handler run once
       count: 3,
       customer: { name: 'Ada' },
     });
-    // README: handlers never see credentials or signatures (the stored request is what they are given).
+    // docs/webhooks.md: handlers never see credentials or signatures (the stored request is what they are given).
     for (const hidden of ['authorization', 'proxy-authorization', 'cookie', 'webhook-signature'])
       expect(detail.request.headers, hidden).to.not.have.property(hidden);
     expect(detail.request.headers).to.include({ 'x-source': 'crm' });

@@ -362,7 +362,7 @@ describe('webhooks: management, limits, signatures', function () {
         .set('webhook-timestamp', String(timestamp))
         .set('webhook-signature', signature)
         .send(body);
-    // Signed as the README says a sender signs (HMAC-SHA256 of "<id>.<timestamp>.<raw body>" keyed with the
+    // Signed as docs/webhooks.md says a sender signs (HMAC-SHA256 of "<id>.<timestamp>.<raw body>" keyed with the
     // secret's base64 part), not with the service's own sign(): the oracle must not be the code under test.
     const v1 = (id: string, timestamp: number, secret = signingSecret!, signed = body) =>
       `v1,${createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))

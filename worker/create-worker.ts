@@ -54,7 +54,7 @@ export const browserTaskQueue = (taskQueue: string, workerId: string) => `${task
  * Temporal workers share one connection and one workflow bundle:
  * - the background one on the configured queue (runs, deliveries, ingestions, analyses: workflows and activities);
  * - the interactive one on `<queue>-interactive` (chat turns and what they call), with slots of its own; while
- *   it runs a task, the background one holds few slots (worker/interactive-first.ts, README "Admission");
+ *   it runs a task, the background one holds few slots (worker/interactive-first.ts, docs/admission.md);
  * - one on this process's own browser queue (browser session actions, which must run where the browser is).
  * `worker.run()` runs them all; `worker.shutdown()` stops them all and ends every browser of the process.
  */

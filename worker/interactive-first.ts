@@ -1,7 +1,7 @@
 import type { CustomSlotSupplier, SlotInfo, SlotPermit } from '@temporalio/worker';
 
 /**
- * Interactive work first, in one worker process (README "Admission"). Chat turns and background work share one
+ * Interactive work first, in one worker process (docs/admission.md). Chat turns and background work share one
  * Temporal server, and a turn's tasks wait behind whatever the server is writing for the backlog (measured with
  * bench/neighbours.ts: a workflow with one no-op activity took 9× as long with a full backlog running). So while
  * a turn's task runs here, and for `holdMs` after the last one ended, the background workers of this process hold

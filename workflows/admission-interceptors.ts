@@ -8,7 +8,7 @@ import {
 import { SEARCH_ATTRIBUTE_KEYS } from '@contracts';
 
 /** Reported to the worker (worker/admission-sink.ts) when an execution starts and ends: it counts the execution
- * against its organization's bound of its kind, if it has one, and frees its slot (README "Admission"). */
+ * against its organization's bound of its kind, if it has one, and frees its slot (docs/admission.md). */
 export interface AdmissionSinks extends Sinks {
   /** An execution of the organization started or ended (its type and id travel with the sink call). */
   admission: { started(organizationId: string): void; ended(organizationId: string): void };

@@ -15,7 +15,7 @@ export async function scheduleFireWorkflow(input: ScheduleFireInput): Promise<{ 
   const { workflowId, startTime } = workflowInfo();
   const firedAt = SCHEDULED_TIME.exec(workflowId)?.[1] ?? startTime.toISOString();
   const handlerIds = await triggerStore.loadScheduleFire(input);
-  // Fires since the patch ask for room first (README "Admission"); a refused one is recorded as skipped.
+  // Fires since the patch ask for room first (docs/admission.md); a refused one is recorded as skipped.
   if (
     patched('schedule-fire-admission') &&
     handlerIds.length &&

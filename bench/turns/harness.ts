@@ -217,7 +217,7 @@ async function connectSocket(
         turn.arrived = [];
       }
       turn.firstDelta ??= now;
-      // Assembled by seq, as the README tells clients to (the order of arrival is recorded and reported).
+      // Assembled by seq, as docs/agents.md tells clients to (the order of arrival is recorded and reported).
       const seq = Number(p.seq);
       turn.pieces[seq] = typeof p.text === 'string' ? p.text : '';
       turn.arrived.push(seq);

@@ -84,7 +84,7 @@ export async function undoOnFailure<T>(slot: Slot | undefined, write: () => Prom
 }
 
 /**
- * Admission of background work and chat turns (README "Admission"): each organization has at most `limit`
+ * Admission of background work and chat turns (docs/admission.md): each organization has at most `limit`
  * unfinished executions of each kind. Intake admits before it starts the workflow and answers 429 with
  * Retry-After beyond the bound; work already accepted upstream (a delivery's handler runs) is recorded without a
  * bound. The worker releases an execution when it ends (worker/admission-sink.ts), and reconcile() removes what

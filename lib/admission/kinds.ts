@@ -1,7 +1,7 @@
 import { WORKFLOWS } from '@contracts';
 
 /**
- * The kinds of work an organization's intake is bounded by (README "Admission"), each counted by the executions
+ * The kinds of work an organization's intake is bounded by (docs/admission.md), each counted by the executions
  * of one workflow type that are admitted and not finished yet: the background kinds, and chat turns.
  */
 export const ADMISSION_KINDS = [

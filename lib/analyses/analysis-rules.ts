@@ -1,6 +1,6 @@
 /*
  * Analyses: a question (title + description) an agent works through with the organization's tables and
- * knowledge bases, as a durable workflow (README "Analyses").
+ * knowledge bases, as a durable workflow (docs/agents.md "Analyses").
  *
  * Status of an analysis (of its current run):
  *   queued     created, or re-run (PUT with a changed question, or `rerun: true`); its workflow is started

@@ -21,7 +21,7 @@ const screenshotSchema = new Schema(
 
 /**
  * One headless Chromium session. Its browser lives in one worker process; this record is what the API lists
- * and what outlives the process (see lib/browser-sessions/README in the project README, "Browser sessions").
+ * and what outlives the process (see docs/agents.md, "Browser sessions").
  */
 export const browserSessionSchema = new Schema(
   {

@@ -143,7 +143,7 @@ export class ChainsService {
     return toStepView(step);
   }
 
-  /** Optional fields the body leaves out keep their stored values (README "PUT"); `null` clears one. */
+  /** Optional fields the body leaves out keep their stored values (docs/architecture.md "API conventions"); `null` clears one. */
   async updateStep(ctx: RequestContext, actionChainId: string, stepId: string, body: StepBody) {
     const chain = await this.chain(ctx, actionChainId);
     checkSchemaSize([body], this.schemaMaxNodes);

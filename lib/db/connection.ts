@@ -60,7 +60,7 @@ export function defineModel<S extends Schema>(name: string, collection: string, 
   return { name, collection, schema };
 }
 
-/** How long an operation waits for an unreachable database before it fails (README "When a dependency is down"). */
+/** How long an operation waits for an unreachable database before it fails (docs/operations.md "When a dependency is down"). */
 const SERVER_SELECTION_TIMEOUT_MS = 5_000;
 
 /**

@@ -6,7 +6,7 @@ import type { ObjectStore } from './object-store';
  * which only the service writes, and everything later reads (parse, download links, copies, reindex) reads
  * there. A PUT to the URL while the file is not READY yet replaces the bytes at the next take (a re-upload
  * after an ERROR, then a reindex); once the file is READY its `uploadKey` is gone and nothing an upload URL
- * writes is ever taken again (README "Knowledge bases").
+ * writes is ever taken again (docs/knowledge-bases.md).
  *
  * Bytes over `maxBytes` are deleted here, before anything reads them; the size is still returned so the file
  * ends in ERROR naming the limit. Returns null while no bytes have arrived.

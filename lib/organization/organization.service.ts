@@ -5,7 +5,7 @@ import { newId } from '@lib/ids';
 import type { Repositories } from '@lib/repositories';
 import type { OrganizationDoc, PendingChange } from './organization.schema';
 
-/** Fields whose established value changes only after an operator approves (see README). */
+/** Fields whose established value changes only after an operator approves (see docs/identity.md). */
 /** Attempts of a settings change that keeps meeting a concurrent one; each lost attempt means another succeeded. */
 const MAX_CHANGE_ATTEMPTS = 100;
 const APPROVAL_FIELDS = ['name', 'abn'] as const;

@@ -97,7 +97,7 @@ export class ScheduleHandlersService {
         `a handler's type and target cannot change: this is a '${existing.handlerType}' handler of ` +
           `${existing[TARGET_FIELD[existing.handlerType]]}; create a new handler instead`,
       );
-    // An omitted inputMapping keeps the stored one (README "PUT"); null clears it.
+    // An omitted inputMapping keeps the stored one (docs/architecture.md "API conventions"); null clears it.
     const handler = await this.handlers(ctx).update(triggerId, handlerId, {
       instructions: body.instructions,
       ...(body.inputMapping !== undefined

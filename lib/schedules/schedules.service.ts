@@ -79,7 +79,7 @@ export class SchedulesService {
   }
 
   /** Changes the trigger and its Schedule in place (same Schedule id, its history kept). An omitted description
-   * keeps the stored one (README "PUT"); confirmHighFrequency is a confirmation each write gives again. */
+   * keeps the stored one (docs/architecture.md "API conventions"); confirmHighFrequency is a confirmation each write gives again. */
   async update(ctx: RequestContext, triggerId: string, body: ScheduleBody) {
     const stored = await this.trigger(ctx, triggerId);
     const fields = this.fields({ ...body, description: body.description ?? stored.description });

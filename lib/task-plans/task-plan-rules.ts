@@ -1,7 +1,7 @@
 /*
  * Task plans: what an agent intends to do in a conversation, step by step, and how far it got.
  *
- * Plan status (README "Task plans"):
+ * Plan status (docs/agents.md "Task plans"):
  *   (none)  → active     the planning tool creates the plan
  *   active  → active     the planning tool changes steps
  *   active  → completed  every step is completed or skipped after a change by the agent

@@ -29,7 +29,7 @@ const LONG_POLLS = new Set(
 );
 
 /**
- * A deadline on every call that has none (README "When a dependency is down"): a Temporal server that stops
+ * A deadline on every call that has none (docs/operations.md "When a dependency is down"): a Temporal server that stops
  * answering on an open connection (frozen, partitioned) would otherwise hold the call, and the request, for
  * good. Outermost, so the retries of an unreachable server share it: the call fails with DEADLINE_EXCEEDED,
  * which the API answers with a 503.
@@ -48,7 +48,7 @@ function deadlineInterceptor(timeoutMs: number): Interceptor {
 /**
  * How many times a call that found Temporal unreachable is tried (the SDK's backoff: 100 ms × 1.7ⁿ, ±20%). Six
  * rides out a frontend restart of about three seconds; the SDK's default of ten holds a request for ~20 s
- * before the API can answer 503 (README "When a dependency is down").
+ * before the API can answer 503 (docs/operations.md "When a dependency is down").
  */
 const RPC_ATTEMPTS = 6;
 
@@ -98,7 +98,7 @@ export type TemporalDeps = ReturnType<typeof createTemporalClient>;
 export const interactiveTaskQueue = (taskQueue: string) => `${taskQueue}-interactive`;
 
 /**
- * Task-queue fairness keyed by organization (README "Admission"): within a queue, Temporal's matching service
+ * Task-queue fairness keyed by organization (docs/admission.md): within a queue, Temporal's matching service
  * dispatches each organization's backlog in turn, so one organization's queued work does not delay another's
  * first execution. Child workflows and activities inherit it.
  */

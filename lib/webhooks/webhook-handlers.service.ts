@@ -102,7 +102,7 @@ export class WebhookHandlersService {
     body: Pick<WebhookHandlerBody, 'instructions' | 'inputMapping'>,
   ) {
     await this.handler(ctx, webhookId, handlerId);
-    // An omitted inputMapping keeps the stored one (README "PUT"); null clears it.
+    // An omitted inputMapping keeps the stored one (docs/architecture.md "API conventions"); null clears it.
     const handler = await this.repo(ctx).updateHandler(webhookId, handlerId, {
       instructions: body.instructions,
       ...(body.inputMapping !== undefined ? { inputMappingJson: this.mappingJson(body.inputMapping) } : {}),

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { hostAllowed } from '@lib/browser-sessions/allow-list';
 
 /*
- * The browse tool's allowedHosts (README "Browser sessions"): exact names, and `*.example.org` for any subdomain
+ * The browse tool's allowedHosts (docs/agents.md "Browser sessions"): exact names, and `*.example.org` for any subdomain
  * of example.org — a whole label more, never the bare domain and never a name that merely ends in the same
  * letters. Case-insensitive, a trailing dot ignored.
  */

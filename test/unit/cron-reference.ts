@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 
 /*
- * A plain cron evaluator written from the README's wording ("five fields in UTC; `*`, `,`, `-`, `/` and
+ * A plain cron evaluator written from the wording of docs/schedules.md ("five fields in UTC; `*`, `,`, `-`, `/` and
  * numbers; when day-of-month and day-of-week are both other than `*`, a day matching either fires"), for the
  * property tests of lib/schedules/cron.ts. It filters each range by its step instead of stepping through it,
  * and finds gaps by listing fire days, so it shares no code or shape with the production parser.

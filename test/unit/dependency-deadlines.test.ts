@@ -11,7 +11,7 @@ import { createRedis } from '@lib/redis';
 import { createS3Client } from '@lib/s3';
 import { createTemporalClient } from '@lib/temporal/client';
 
-// README "When a dependency is down": a server that takes the connection and then never answers (a frozen
+// docs/operations.md "When a dependency is down": a server that takes the connection and then never answers (a frozen
 // process, a partition) fails each client's call after its deadline, with the production defaults, instead of
 // holding it. The API answers what it cannot do without Temporal or the object store with a 503.
 

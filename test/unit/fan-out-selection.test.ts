@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { selectElements } from '@lib/chains/expressions';
 
 /*
- * What a for-each step fans out over (README "Action chains": forEachElement): a path that selects many values
+ * What a for-each step fans out over (docs/chains.md: forEachElement): a path that selects many values
  * — wildcard, filter, union, slice — fans out over what it selects, possibly nothing; any other path must select
  * exactly one array. The reference below evaluates the handful of path forms generated here by hand.
  */
@@ -71,7 +71,7 @@ function reference(value: unknown, s: Selector): Expected {
     case 'wildcard':
       return { elements: children };
     case 'slice':
-      // As JavaScript slices, so a slice ending at 0 selects nothing (README "Action chains").
+      // As JavaScript slices, so a slice ending at 0 selects nothing (docs/chains.md).
       return { elements: arr ? arr.slice(s.from, s.to) : [] };
     case 'union':
       return { elements: s.indexes.flatMap(at) };

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { InteractiveFirst } from '@worker/interactive-first';
 
 /*
- * Interactive first (README "Admission"): while a turn's task runs in a worker process, and for a short hold
+ * Interactive first (docs/admission.md): while a turn's task runs in a worker process, and for a short hold
  * after, that process's background workers hold at most a few slots of each kind; otherwise they have their
  * maximum. A held-back reservation waits (in Temporal's queue, as the poll is not made) and is granted once turns
  * are quiet.

@@ -1,4 +1,4 @@
-// The socket.io events of the service (README, "Realtime events"), typed for a socket.io-client Socket. Written by
+// The socket.io events of the service (docs/agents.md, "Realtime events"), typed for a socket.io-client Socket. Written by
 // hand: OpenAPI does not describe socket.io. The payloads come from activities/conversations.ts, activities/tools.ts,
 // workflows/agent-loop.ts, workflows/turn.ts and lib/task-plans/task-plans.service.ts.
 import { io, type Socket } from 'socket.io-client';

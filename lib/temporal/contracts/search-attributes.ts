@@ -4,7 +4,7 @@ import type { SearchAttributeKey } from '@temporalio/common/lib/search-attribute
 /**
  * The custom search attributes every workflow of the service carries (all Keyword), so an operator can list one
  * organization's runs — or one agent's, chain's, knowledge base's or trigger's — in the Temporal UI or CLI:
- * `OrganizationId = "org_…"`. They must be registered on the namespace (README "Search attributes"); the local
+ * `OrganizationId = "org_…"`. They must be registered on the namespace (docs/operations.md "Search attributes"); the local
  * stack registers them when it starts the dev server.
  */
 const keyword = (name: string): SearchAttributeKey<'KEYWORD'> => ({ name, type: 'KEYWORD' });

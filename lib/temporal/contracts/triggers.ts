@@ -5,7 +5,7 @@ export interface ScheduleFireInput {
   triggerId: string;
 }
 
-/** One fire, as the fire's workflow asks for room for it (README "Admission"). */
+/** One fire, as the fire's workflow asks for room for it (docs/admission.md). */
 export interface ScheduleFireAdmission extends ScheduleFireInput {
   /** the fire's workflow id: what its slot is counted under */
   fireId: string;
