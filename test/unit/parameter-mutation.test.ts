@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { skipNoopParameterMutation } from '@api/parameter-mutation';
-import { validatorRequire } from '@api/validator-internals';
+import { skipNoopParameterMutation } from '@api/validator/parameter-mutation';
+import { validatorRequire } from '@api/validator/internals';
 
 // The validator's own mutator and request ajv (express-openapi-validator 5.6.2).
 type Req = {

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import type { RequestHandler } from 'express';
-import { narrowValidatorRouteLookup } from '@api/route-lookup';
-import { cacheValidatorRouteMatchers } from '@api/route-matchers';
+import { narrowValidatorRouteLookup } from '@api/validator/route-lookup';
+import { cacheValidatorRouteMatchers } from '@api/validator/route-matchers';
 import { openApiSpecPath } from '@lib/spec';
-import { validatorRequire } from '@api/validator-internals';
+import { validatorRequire } from '@api/validator/internals';
 
 // The validator's own pieces, as its middleware() assembles them (express-openapi-validator 5.6.2).
 type Build = (context: unknown, responseApiDoc: unknown) => RequestHandler;

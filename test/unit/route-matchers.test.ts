@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { cacheValidatorRouteMatchers } from '@api/route-matchers';
-import { validatorRequire } from '@api/validator-internals';
+import { cacheValidatorRouteMatchers } from '@api/validator/route-matchers';
+import { validatorRequire } from '@api/validator/internals';
 
 type Matcher = { regexp: RegExp; keys: Array<{ name: string }> };
 const compile = () =>
