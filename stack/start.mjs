@@ -41,7 +41,7 @@ const env = {
   ...stack.env,
   PORT: port,
   LOCAL_EMBEDDING_MODEL_DIR: process.env.LOCAL_EMBEDDING_MODEL_DIR ?? ensureEmbeddingModel(),
-  // the local chat model, unless an OpenAI-compatible server answers instead (see LLM_PROVIDER in lib/config.ts)
+  // the local chat model, unless an OpenAI-compatible server answers instead (see LLM_PROVIDER in lib/config/)
   ...(usesLocalModel()
     ? { LOCAL_LLM_MODEL_PATH: process.env.LOCAL_LLM_MODEL_PATH ?? ensureChatModel() }
     : {}),

@@ -1,4 +1,4 @@
-/** Credits per 1,000 tokens, like a model provider's price list (lib/config.ts: CREDITS_PER_1K_*). */
+/** Credits per 1,000 tokens, like a model provider's price list (lib/config/: CREDITS_PER_1K_*). */
 export interface CreditPricing {
   perThousandPromptTokens: number;
   perThousandCompletionTokens: number;

@@ -1,6 +1,6 @@
 /**
  * The budgets of the small languages tenants write (Handlebars templates, Jexl guards, JSONPath paths) and of
- * their glob patterns. One setting per process: createDeps applies the configuration (lib/config.ts, where each
+ * their glob patterns. One setting per process: createDeps applies the configuration (lib/config/, where each
  * variable is documented); code that runs without it (unit tests, the CLI) uses the defaults below.
  */
 export interface ExpressionLimits {

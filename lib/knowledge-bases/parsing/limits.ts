@@ -2,7 +2,7 @@ import { ParseError } from './types';
 
 /**
  * The budget one file's parse runs under (issue 32: a tenant's file must never cost more than this). Each field
- * is a config variable (lib/config.ts, named in `LIMIT_VARIABLES`) so a message about it can name what to raise.
+ * is a config variable (lib/config/, named in `LIMIT_VARIABLES`) so a message about it can name what to raise.
  */
 export interface ParseLimits {
   /** Wall-clock time the parse may work, not counting the waits for the vision model. */
