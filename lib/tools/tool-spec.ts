@@ -1,6 +1,7 @@
 import type { ToolArtifactsService } from '@lib/artifacts/tool-artifacts.service';
 import type { BrowserSessionsService } from '@lib/browser-sessions/browser-sessions.service';
 import type { OutboundClient } from '@lib/http/outbound';
+import { TABLE_NAME_PATTERN } from '@lib/tables/limits';
 import type { TablesService } from '@lib/tables/tables.service';
 import type { TaskPlansService } from '@lib/task-plans/task-plans.service';
 
@@ -44,7 +45,6 @@ export interface ToolSpec<C = Record<string, unknown>> {
   run?: (ctx: ToolRunContext<C>, args: Record<string, unknown>, deps: ToolRunDeps) => Promise<unknown>;
 }
 
-export const TABLE_NAME_PATTERN = '^[A-Za-z0-9_]{1,63}$';
 export const HEADER_NAME_PATTERN = '^[A-Za-z0-9-]{1,100}$';
 /** A DNS name, optionally with a leading `*.` wildcard that matches any subdomain (not the bare domain). */
 export const HOST_PATTERN =
