@@ -38,7 +38,7 @@ export interface ToolSpec<C = Record<string, unknown>> {
   /** JSON Schema (draft-07) of the attachment configuration; its `default`s apply when a call runs. */
   configSchema: Record<string, unknown>;
   /** Configuration properties whose values are secrets (for example request headers): stored and used, never
-   * shown to the model. */
+   * shown to the model. Taken from secret-properties.ts, which redaction reads. */
   secretProperties?: readonly string[];
   /** What the model sees: absent for tools the model does not call by name (call_agent adds `ask_<agent>`). */
   model?: { description: string; parameters: Record<string, unknown> };
