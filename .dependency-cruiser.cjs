@@ -6,6 +6,17 @@ const runtime = { dependencyTypesNot: ['type-only'] };
 module.exports = {
   forbidden: [
     {
+      name: 'no-circular',
+      comment:
+        'No import circles, type-only imports included: a circle ties features into one lump where nothing can load, ' +
+        'test or change alone. A feature that needs one above it (browser sessions asking conversations for access) ' +
+        'declares a narrow port in its own files and lib/services.ts wires the real service into it; shapes both ' +
+        'sides need move down to a module that imports neither.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
       name: 'nothing-imports-api',
       comment: 'api/ is an entry point: only it, tests and benches may import it.',
       severity: 'error',

@@ -35,7 +35,7 @@ import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import type { VectorStore } from '@lib/vectors/vector-store';
 import { TaskPlansService } from '@lib/task-plans/task-plans.service';
 import { AnalysesService } from '@lib/analyses/analyses.service';
-import { BrowserSessionsService } from '@lib/browser-sessions/browser-sessions.service';
+import { BrowserSessionsService, endSessionsOf } from '@lib/browser-sessions/browser-sessions.service';
 import { ChainAttachmentsService } from '@lib/chains/chain-attachments.service';
 import { ChainRunsService } from '@lib/chains/chain-runs.service';
 import { ChainsService } from '@lib/chains/chains.service';
@@ -100,7 +100,10 @@ export function createServices(deps: ServiceDeps) {
     deps.logger.child({ feature: 'admission' }),
     deps.metrics,
   );
-  const conversations = new ConversationsService(repos, temporal, access, outbound, admission);
+  // Conversations sit above the tools and browser sessions below them: they meet through narrow ports, wired here.
+  const conversations = new ConversationsService(repos, temporal, access, outbound, admission, {
+    endFor: (organizationId, owner) => endSessionsOf(repos, temporal, organizationId, owner),
+  });
   const chains = new ChainsService(repos, config.chains.schemaMaxNodes);
   const chainRuns = new ChainRunsService(repos, temporal, chains, admission, config.chains.fanOutMax);
   const workflows = deps.workflows ?? new ChainWorkflowCatalog(repos, chainRuns);

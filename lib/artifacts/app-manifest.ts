@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { TABLE_NAME_PATTERN } from '@lib/tools/tool-spec';
+import { TABLE_NAME_PATTERN } from '@lib/tables/limits';
 
 /** The file an HTML app declares its scope in, embedded as `<script type="text/plain" data-file="service.manifest.ts">`. */
 export const MANIFEST_FILE = 'service.manifest.ts';

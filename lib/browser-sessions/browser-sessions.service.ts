@@ -10,8 +10,6 @@ import {
   type BrowserSessionInput,
 } from '@contracts';
 import type { RequestContext } from '@lib/auth/context';
-import type { ChainRunsService } from '@lib/chains/chain-runs.service';
-import type { ConversationsService } from '@lib/conversations/conversations.service';
 import { findOrCreate } from '@lib/db/duplicate-key';
 import { iso } from '@lib/db/view';
 import { AppError, ConflictError, notFound, TooManyRequestsError } from '@lib/errors';
@@ -95,11 +93,24 @@ async function signalEnd(
   }
 }
 
+// Conversations and chains own sessions and use the tools; browser sessions sit below the tools. So the service
+// asks those features through these narrow ports, wired in lib/services.ts, rather than importing them.
+
+/** The conversation a session belongs to, if the caller may see it (not-found otherwise). */
+export interface ConversationAccess {
+  load(ctx: RequestContext, conversationId: string): Promise<{ isBrowserTask: boolean }>;
+}
+
+/** Throws not-found unless the caller may see the chain run. */
+export interface ChainRunAccess {
+  get(ctx: RequestContext, actionChainId: string, runId: string): Promise<unknown>;
+}
+
 export class BrowserSessionsService {
   constructor(
     private readonly repos: Repositories,
-    private readonly conversations: Pick<ConversationsService, 'load'>,
-    private readonly chainRuns: Pick<ChainRunsService, 'get'>,
+    private readonly conversations: ConversationAccess,
+    private readonly chainRuns: ChainRunAccess,
     private readonly temporal: TemporalDeps,
     private readonly objects: Pick<ObjectStore, 'downloadUrl'>,
     private readonly settings: BrowserSessionSettings,

@@ -1,4 +1,3 @@
-import { endSessionsOf } from '@lib/browser-sessions/browser-sessions.service';
 import { randomUUID } from 'node:crypto';
 import {
   WORKFLOWS,
@@ -74,6 +73,12 @@ function handedOverSetup(parts: {
   return Buffer.byteLength(JSON.stringify(setup)) <= MAX_INPUT_SETUP_BYTES ? setup : undefined;
 }
 
+/** Ends the browser sessions a deleted conversation owned. Browser sessions sit below the tools, which
+ * conversations use: the service is handed this port (lib/services.ts) rather than importing that feature. */
+export interface BrowserSessionEnder {
+  endFor(organizationId: string, owner: { type: 'conversation'; conversationId: string }): Promise<void>;
+}
+
 export class ConversationsService {
   constructor(
     private readonly repos: Repositories,
@@ -82,6 +87,7 @@ export class ConversationsService {
     private readonly outbound: OutboundClient,
     /** Counts the organization's running turns (the `turns` kind, MAX_CONCURRENT_TURNS_PER_ORG). */
     private readonly admission: Admission,
+    private readonly browserSessions: BrowserSessionEnder,
   ) {}
 
   private repo(ctx: RequestContext) {
@@ -271,7 +277,7 @@ export class ConversationsService {
     await this.repos.tenant(ctx.organizationId).taskPlans.removeForConversation(id);
     await removeConversationAnalyses(this.repos, this.temporal, ctx.organizationId, id);
     // Its browser sessions end with it (their records stay, so an operator can still see what they did).
-    await endSessionsOf(this.repos, this.temporal, ctx.organizationId, {
+    await this.browserSessions.endFor(ctx.organizationId, {
       type: 'conversation',
       conversationId: id,
     });

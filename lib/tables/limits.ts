@@ -15,6 +15,9 @@ export const TABLE_LIMITS = {
 
 /** Table, field and column names: letters, digits and underscores. */
 export const NAME_PATTERN = /^[A-Za-z0-9_]+$/;
+/** A table name as a JSON Schema `pattern`, for what names tables from outside this feature (tool
+ * configurations, app manifests): NAME_PATTERN within maxNameLength. */
+export const TABLE_NAME_PATTERN = `^[A-Za-z0-9_]{1,${TABLE_LIMITS.maxNameLength}}$`;
 /** Data Dictionary field names: lowercase letters, digits and underscores. */
 export const DD_FIELD_NAME_PATTERN = /^[a-z0-9_]+$/;
 /** Reserved for the generated row id: no field may be called (or renamed to) this. */

@@ -1,7 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { cancelTaskPlanSignal, workflowIds, type EventTarget } from '@contracts';
 import type { RequestContext } from '@lib/auth/context';
-import type { ConversationsService } from '@lib/conversations/conversations.service';
 import { conflict, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import type { RealtimeEmitter } from '@lib/realtime/emitter';
@@ -38,10 +37,19 @@ const planTarget = (organizationId: string, conversationId: string, creatorUserI
   userId: creatorUserId,
 });
 
+/**
+ * The plan's conversation, if the caller may see it (not-found otherwise). Conversations use the tools and task
+ * plans sit below them (the planning tool), so the service is handed this port (lib/services.ts) rather than
+ * importing the conversations feature.
+ */
+export interface ConversationAccess {
+  load(ctx: RequestContext, conversationId: string): Promise<{ creatorUserId: string }>;
+}
+
 export class TaskPlansService {
   constructor(
     private readonly repos: Repositories,
-    private readonly conversations: Pick<ConversationsService, 'load'>,
+    private readonly conversations: ConversationAccess,
     private readonly temporal: TemporalDeps,
     private readonly realtime: Pick<RealtimeEmitter, 'emit'>,
   ) {}

@@ -1,5 +1,5 @@
 import { badRequest } from '@lib/errors';
-import { findTool } from './registry';
+import { secretPropertiesOf } from './secret-properties';
 
 /** What a secret configuration value reads as: it is set, and that is all anyone is shown. */
 export const SECRET_MASK = '********';
@@ -10,7 +10,7 @@ type Config = Record<string, unknown>;
  * strings, like request headers), returning a copy. */
 function mapSecrets(toolCode: string, config: Config, fn: (value: string, where: string) => string): Config {
   const copy: Config = { ...config };
-  for (const prop of findTool(toolCode)?.secretProperties ?? []) {
+  for (const prop of secretPropertiesOf(toolCode)) {
     const value = copy[prop];
     if (typeof value === 'string') copy[prop] = fn(value, prop);
     else if (value && typeof value === 'object') {

@@ -1,6 +1,7 @@
 import type { ToolArtifactsService } from '@lib/artifacts/tool-artifacts.service';
 import type { BrowserSessionsService } from '@lib/browser-sessions/browser-sessions.service';
 import type { OutboundClient } from '@lib/http/outbound';
+import { TABLE_NAME_PATTERN } from '@lib/tables/limits';
 import type { TablesService } from '@lib/tables/tables.service';
 import type { TaskPlansService } from '@lib/task-plans/task-plans.service';
 
@@ -37,14 +38,13 @@ export interface ToolSpec<C = Record<string, unknown>> {
   /** JSON Schema (draft-07) of the attachment configuration; its `default`s apply when a call runs. */
   configSchema: Record<string, unknown>;
   /** Configuration properties whose values are secrets (for example request headers): stored and used, never
-   * shown to the model. */
+   * shown to the model. Taken from secret-properties.ts, which redaction reads. */
   secretProperties?: readonly string[];
   /** What the model sees: absent for tools the model does not call by name (call_agent adds `ask_<agent>`). */
   model?: { description: string; parameters: Record<string, unknown> };
   run?: (ctx: ToolRunContext<C>, args: Record<string, unknown>, deps: ToolRunDeps) => Promise<unknown>;
 }
 
-export const TABLE_NAME_PATTERN = '^[A-Za-z0-9_]{1,63}$';
 export const HEADER_NAME_PATTERN = '^[A-Za-z0-9-]{1,100}$';
 /** A DNS name, optionally with a leading `*.` wildcard that matches any subdomain (not the bare domain). */
 export const HOST_PATTERN =

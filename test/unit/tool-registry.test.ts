@@ -7,6 +7,7 @@ import {
   TOOLS,
   validateToolConfiguration,
 } from '@lib/tools/registry';
+import { SECRET_PROPERTIES, secretPropertiesOf } from '@lib/tools/secret-properties';
 import type { ToolRunDeps } from '@lib/tools/tool-spec';
 
 /** The 400 a configuration gets, as its message and details. */
@@ -104,6 +105,13 @@ describe('the tool registry', () => {
     });
     expect(resolveToolConfiguration('current_time', { timeZone: 'Mars/Olympus' })).to.equal(null);
     expect(resolveToolConfiguration('teleport', {})).to.equal(null);
+  });
+
+  it('reads each tool’s secret properties from one list, the same for its spec and for redaction', () => {
+    for (const tool of TOOLS)
+      expect(secretPropertiesOf(tool.toolCode), tool.toolCode).to.deep.equal(tool.secretProperties ?? []);
+    for (const toolCode of Object.keys(SECRET_PROPERTIES)) expect(findTool(toolCode), toolCode).to.exist;
+    expect(secretPropertiesOf('constructor')).to.deep.equal([]);
   });
 });
 

@@ -1,7 +1,13 @@
-import type { ParseLimits, TextBudget } from './limits';
+import type { TextBudget } from './limits';
 import type { PdfMode } from './pdf';
 import { decodeText } from './text';
-import { ParseError, type ParsedDocument, type ParseStrategy, type VisionReader } from './types';
+import {
+  ParseError,
+  type ParsedDocument,
+  type ParseLimits,
+  type ParseStrategy,
+  type VisionReader,
+} from './types';
 
 export interface FormatContext {
   fileName: string;

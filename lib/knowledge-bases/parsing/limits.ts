@@ -1,27 +1,4 @@
-import { ParseError } from './types';
-
-/**
- * The budget one file's parse runs under (issue 32: a tenant's file must never cost more than this). Each field
- * is a config variable (lib/config/, named in `LIMIT_VARIABLES`) so a message about it can name what to raise.
- */
-export interface ParseLimits {
-  /** Wall-clock time the parse may work, not counting the waits for the vision model. */
-  timeoutMs: number;
-  /** V8 old-generation heap of the parse process. */
-  maxHeapMb: number;
-  /** Characters of text a file may yield (all segments together). */
-  maxTextChars: number;
-  /** Pages of a PDF. */
-  maxPdfPages: number;
-  /** Nesting of XML elements. */
-  maxXmlDepth: number;
-  /** Entries in a zip container (DOCX). */
-  maxZipEntries: number;
-  /** Declared uncompressed size of all a zip's entries together. */
-  maxZipBytes: number;
-  /** How many times its compressed size an entry may inflate to (entries over ZIP_RATIO_GRACE_BYTES). */
-  maxZipRatio: number;
-}
+import { ParseError, type ParseLimits } from './types';
 
 export const DEFAULT_PARSE_LIMITS: Readonly<ParseLimits> = {
   timeoutMs: 300_000,

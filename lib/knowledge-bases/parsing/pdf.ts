@@ -1,9 +1,15 @@
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { limitExceeded, type ParseLimits, type TextBudget } from './limits';
+import { limitExceeded, type TextBudget } from './limits';
 import { renderPage } from './pdf-render';
 import { errorMessage } from './structured';
 import { tidyText } from './text';
-import { ParseError, type ParsedDocument, type TextSegment, type VisionReader } from './types';
+import {
+  ParseError,
+  type ParsedDocument,
+  type ParseLimits,
+  type TextSegment,
+  type VisionReader,
+} from './types';
 import { loadPdfjs, pdfjsAssetUrl } from './pdfjs';
 
 /** How pages are read: only their text layer, only by the vision model, or the text layer with the model

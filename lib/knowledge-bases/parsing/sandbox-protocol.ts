@@ -1,5 +1,4 @@
-import type { ParseLimits } from './limits';
-import type { ParsedDocument, ParseStrategy, VisionReader } from './types';
+import type { ParsedDocument, ParseLimits, ParseStrategy, VisionReader } from './types';
 
 /** Messages between the parse sandbox (sandbox.ts) and its child process (sandbox-child.ts), over IPC. */
 export type ToChild =

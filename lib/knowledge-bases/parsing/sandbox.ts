@@ -1,7 +1,13 @@
 import { fork } from 'node:child_process';
-import { LimitExceeded, limitExceeded, type ParseLimits } from './limits';
+import { LimitExceeded, limitExceeded } from './limits';
 import type { FromChild, ToChild } from './sandbox-protocol';
-import { ParseError, type ParsedDocument, type ParseInput, type VisionReader } from './types';
+import {
+  ParseError,
+  type ParsedDocument,
+  type ParseInput,
+  type ParseLimits,
+  type VisionReader,
+} from './types';
 
 /**
  * Parses files off the worker's heap (issue 32: a 119 KB DOCX grew the worker to 4.7 GB and V8 aborted it,

@@ -1,7 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { DEFAULT_PARSE_LIMITS, limitExceeded, TextBudget, type ParseLimits } from './limits';
-import { ParseError } from './types';
+import { DEFAULT_PARSE_LIMITS, limitExceeded, TextBudget } from './limits';
+import { ParseError, type ParseLimits } from './types';
 
 /** What a text writer is bounded by: the file's limits and the budget its output counts against. */
 export interface TextLimits {

@@ -21,6 +21,29 @@ export type VisionReader = (input: {
   instructions?: string;
 }) => Promise<string>;
 
+/**
+ * The budget one file's parse runs under (issue 32: a tenant's file must never cost more than this). Each field
+ * is a config variable (lib/config/, named in `LIMIT_VARIABLES`) so a message about it can name what to raise.
+ */
+export interface ParseLimits {
+  /** Wall-clock time the parse may work, not counting the waits for the vision model. */
+  timeoutMs: number;
+  /** V8 old-generation heap of the parse process. */
+  maxHeapMb: number;
+  /** Characters of text a file may yield (all segments together). */
+  maxTextChars: number;
+  /** Pages of a PDF. */
+  maxPdfPages: number;
+  /** Nesting of XML elements. */
+  maxXmlDepth: number;
+  /** Entries in a zip container (DOCX). */
+  maxZipEntries: number;
+  /** Declared uncompressed size of all a zip's entries together. */
+  maxZipBytes: number;
+  /** How many times its compressed size an entry may inflate to (entries over ZIP_RATIO_GRACE_BYTES). */
+  maxZipRatio: number;
+}
+
 export interface ParseInput {
   fileName: string;
   bytes: Uint8Array;
@@ -28,7 +51,7 @@ export interface ParseInput {
   customInstructions?: string | null;
   vision: VisionReader;
   /** The budget (limits.ts); DEFAULT_PARSE_LIMITS when not given. */
-  limits?: import('./limits').ParseLimits;
+  limits?: ParseLimits;
 }
 
 /** A file that cannot be parsed as it is (unsupported, empty, encrypted, corrupt). The message is shown to the

@@ -1,6 +1,6 @@
 import { inflateRawSync } from 'node:zlib';
-import { limitExceeded, ZIP_RATIO_GRACE_BYTES, type ParseLimits } from './limits';
-import { ParseError } from './types';
+import { limitExceeded, ZIP_RATIO_GRACE_BYTES } from './limits';
+import { ParseError, type ParseLimits } from './types';
 
 /**
  * Checks a zip container (DOCX) before any library inflates it. The library (mammoth, through JSZip) inflates

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { FAILURES } from '@contracts';
 import { BlockedAddressError } from '@lib/http/outbound';
+import { SECRET_PROPERTIES } from '../secret-properties';
 import { ALLOWED_HOSTS_SCHEMA, HEADER_NAME_PATTERN, type ToolSpec } from '../tool-spec';
 
 export interface HttpRequestConfig {
@@ -53,7 +54,7 @@ export const httpRequestTool: ToolSpec<HttpRequestConfig> = {
       timeoutMs: { type: 'integer', minimum: 100, maximum: 60000, default: 10000 },
     },
   },
-  secretProperties: ['headers'],
+  secretProperties: SECRET_PROPERTIES.http_request,
   model: {
     description: 'Make an HTTP request to an allowed host',
     parameters: {

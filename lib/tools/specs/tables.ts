@@ -1,4 +1,5 @@
-import { TABLE_NAME_PATTERN, type ToolSpec } from '../tool-spec';
+import { TABLE_NAME_PATTERN } from '@lib/tables/limits';
+import type { ToolSpec } from '../tool-spec';
 
 const TABLE_NAME = {
   type: 'string',
