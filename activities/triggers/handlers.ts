@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { TriggerHandlerInput, TriggerHandlerOutcome, TriggerSource } from '@contracts';
 import { memberContext } from '@lib/auth/authenticator';
 import type { ChainRunsService } from '@lib/chains/chain-runs.service';
@@ -7,6 +6,7 @@ import { AppError } from '@lib/errors';
 import type { Logger } from '@lib/logger';
 import type { Repositories } from '@lib/repositories';
 import type { HandlerRunDoc } from '@lib/triggers/handler-run.schema';
+import { derivedId } from '@lib/ids';
 
 /** What one handler does for one fire or delivery: open a conversation with an agent, or run a chain. */
 export interface HandlerPlan {
@@ -30,15 +30,12 @@ export interface TriggerHandlerDeps {
   plans: Record<TriggerSource, PlanHandler>;
 }
 
-const digest = (text: string, length: number) =>
-  createHash('sha256').update(text).digest('base64url').slice(0, length);
-
 /** The execution's record id: one per handler and event. */
 export const handlerRunId = (i: TriggerHandlerInput) =>
-  `thr_${digest([i.organizationId, i.source, i.parentId, i.eventKey, i.handlerId].join('\n'), 22)}`;
+  derivedId('thr', [i.organizationId, i.source, i.parentId, i.eventKey, i.handlerId]);
 
 /** The chain run a chain handler's execution starts. */
-const runIdOf = (handlerRunId: string) => `run_${digest(`trigger-run\n${handlerRunId}`, 22)}`;
+const runIdOf = (handlerRunId: string) => derivedId('run', ['trigger-run', handlerRunId]);
 
 function outcomeOf(run: HandlerRunDoc): TriggerHandlerOutcome {
   return run.status === 'failed'

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { WORKFLOWS, workflowIds, type ChainRunInput, type ChainRunWorkflow } from '@contracts';
 import type { RequestContext } from '@lib/auth/context';
 import { undoOnFailure, type Admission, type Slot } from '@lib/admission/admission';
 import { createOrFind } from '@lib/db/duplicate-key';
 import { badRequest, conflict, invalidReference, notFound } from '@lib/errors';
-import { newId } from '@lib/ids';
+import { derivedId, newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
@@ -50,7 +49,7 @@ const ADMITTED_AT_START: readonly TriggerType[] = ['api', 'app'];
 
 /** A run id derived from a business key (a trigger's delivery, a tool call): a retry finds the same run. */
 export function derivedRunId(key: string): string {
-  return `run_${createHash('sha256').update(key).digest('base64url').slice(0, 22)}`;
+  return derivedId('run', [key]);
 }
 
 /** Runs of action chains: started by the API, agents, ETL rules, schedules and webhooks. */
