@@ -13,8 +13,10 @@ import { createEtlActivities } from './knowledge-bases/etl';
 import { createIngestionActivities } from './knowledge-bases/ingestion';
 import { createMaintenanceActivities } from './knowledge-bases/maintenance';
 import { createTriggerHandlerActivities } from './triggers/handlers';
-import { createScheduleActivities, schedulePlan } from './triggers/schedules';
-import { createWebhookActivities, webhookPlan } from './triggers/webhooks';
+import { createScheduleActivities } from './triggers/schedules';
+import { createWebhookActivities } from './triggers/webhooks';
+import { schedulePlan } from '@lib/schedules/fire-plan';
+import { webhookPlan } from '@lib/webhooks/delivery-plan';
 
 /** What the worker's activities use of the process's dependencies (see lib/deps.ts). */
 export type ActivityDeps = Pick<
@@ -115,7 +117,7 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
       logger: logger('triggers'),
       plans: { schedule: schedulePlan(deps.repos), webhook: webhookPlan(deps.repos) },
     }),
-    ...createWebhookActivities({ repos: deps.repos }),
+    ...createWebhookActivities({ deliveries: deps.services.webhookDeliveries }),
     ...createAnalysisActivities({
       repos: deps.repos,
       llm: deps.llm,

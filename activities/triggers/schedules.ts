@@ -1,10 +1,10 @@
-import type { ScheduleFireAdmission, ScheduleFireInput, TriggerHandlerInput } from '@contracts';
+import type { ScheduleFireAdmission, ScheduleFireInput } from '@contracts';
 import { BacklogFullError, type Admission } from '@lib/admission/admission';
 import { kindLabel } from '@lib/admission/kinds';
 import type { Logger } from '@lib/logger';
 import type { Repositories } from '@lib/repositories';
 import type { ScheduleSync } from '@lib/schedules/schedule-sync';
-import { handlerRunId, type HandlerPlan } from './handlers';
+import { handlerRunId } from './handlers';
 
 export interface ScheduleActivityDeps {
   repos: Repositories;
@@ -16,42 +16,6 @@ export interface ScheduleActivityDeps {
 /** Changes older than this are the reconciler's; newer ones are still being applied by their request. */
 const RECONCILE_AFTER_MS = 30_000;
 const RECONCILE_BATCH = 500;
-
-function mappingOf(json: string | null | undefined): Record<string, string> {
-  return json ? (JSON.parse(json) as Record<string, string>) : {};
-}
-
-/** What a schedule handler does for the fire at `eventKey`. */
-export function schedulePlan(repos: Repositories) {
-  return async (input: TriggerHandlerInput): Promise<HandlerPlan | null> => {
-    const tenant = repos.tenant(input.organizationId);
-    const [trigger, handler] = await Promise.all([
-      tenant.scheduleTriggers.get(input.parentId),
-      tenant.scheduleHandlers.get(input.parentId, input.handlerId),
-    ]);
-    if (!trigger || !handler) return null;
-    const mapping = mappingOf(handler.inputMappingJson);
-    const base = { handlerType: handler.handlerType, creatorUserId: handler.creatorUserId };
-    if (handler.handlerType === 'agent') {
-      const inputs = Object.keys(mapping).length ? `\n\nInputs: ${JSON.stringify(mapping)}` : '';
-      return {
-        ...base,
-        agent: {
-          agentId: handler.agentId!,
-          title: `${trigger.name} (${input.eventKey})`,
-          message: `${handler.instructions}${inputs}\n\n(Schedule "${trigger.name}", run of ${input.eventKey})`,
-        },
-      };
-    }
-    return {
-      ...base,
-      chain: {
-        actionChainId: (handler.actionChainId ?? handler.workflowId)!,
-        payload: { ...mapping, currentTimestamp: mapping.currentTimestamp ?? input.eventKey },
-      },
-    };
-  };
-}
 
 export function createScheduleActivities(deps: ScheduleActivityDeps) {
   return {
