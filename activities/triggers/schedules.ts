@@ -4,7 +4,7 @@ import { kindLabel } from '@lib/admission/kinds';
 import type { Logger } from '@lib/logger';
 import type { Repositories } from '@lib/repositories';
 import type { ScheduleSync } from '@lib/schedules/schedule-sync';
-import { handlerRunId } from './handlers';
+import { recordSkipped } from '@lib/triggers/trigger-handlers';
 
 export interface ScheduleActivityDeps {
   repos: Repositories;
@@ -43,22 +43,15 @@ export function createScheduleActivities(deps: ScheduleActivityDeps) {
         return true;
       } catch (err) {
         if (!(err instanceof BacklogFullError)) throw err;
-        const tenant = deps.repos.tenant(organizationId);
         const statusMessage =
           `skipped: the organization had ${err.limit} ${kindLabel(err.kind)} unfinished, its bound; ` +
           'this fire ran no handler';
-        for (const handler of await tenant.scheduleHandlers.all(triggerId)) {
-          const key = { organizationId, source: 'schedule' as const, parentId: triggerId, eventKey: firedAt };
-          const id = handlerRunId({ ...key, handlerId: handler._id });
-          await tenant.handlerRuns.open(id, {
-            source: 'schedule',
-            parentId: triggerId,
-            eventKey: firedAt,
-            handlerId: handler._id,
-            handlerType: handler.handlerType,
-          });
-          await tenant.handlerRuns.skipped(id, statusMessage);
-        }
+        await recordSkipped(
+          deps.repos,
+          { organizationId, source: 'schedule', parentId: triggerId, eventKey: firedAt },
+          await deps.repos.tenant(organizationId).scheduleHandlers.all(triggerId),
+          statusMessage,
+        );
         deps.logger.warn({ organizationId, triggerId, firedAt, kind: err.kind }, 'schedule fire skipped');
         return false;
       }

@@ -266,6 +266,18 @@ export class ChainRunsService {
     return page(items.map(toRunView), total, opts.offset);
   }
 
+  /** The status of a run started under a derived id (a trigger handler's), or null when there is none. */
+  async statusOf(organizationId: string, runId: string): Promise<ChainRun['status'] | null> {
+    return (await this.runs(organizationId).get(runId))?.status ?? null;
+  }
+
+  /** Fails a run that stayed pending because every start of it failed: nobody would start it any more. */
+  async failPending(organizationId: string, runId: string, statusMessage: string): Promise<void> {
+    const run = await this.runs(organizationId).get(runId);
+    if (run?.status === 'pending')
+      await this.runs(organizationId).finish(run._id, run.generation, 'failed', statusMessage);
+  }
+
   async get(ctx: RequestContext, actionChainId: string, runId: string) {
     await this.chains.chain(ctx, actionChainId);
     const run = await this.runs(ctx.organizationId).get(runId);
