@@ -26,6 +26,15 @@ export interface WebhookSettings {
 /** Request headers a handler never sees (credentials the sender may forward, the signature itself). */
 const HIDDEN_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'webhook-signature']);
 
+/** The headers a delivery passes on to its handlers: every one but the hidden, repeated ones joined. */
+export function forwardedHeaders(headers: IncomingDelivery['headers']): Record<string, string> {
+  const forwarded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined && !HIDDEN_HEADERS.has(name))
+      forwarded[name] = Array.isArray(value) ? value.join(', ') : value;
+  return forwarded;
+}
+
 export interface IncomingDelivery {
   organizationId: string;
   webhookId: string;
@@ -92,13 +101,9 @@ export class WebhookDeliveriesService {
       }
       deliveryId = unsignedDeliveryId(webhookId, eventId, content);
     }
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(incoming.headers))
-      if (value !== undefined && !HIDDEN_HEADERS.has(name))
-        headers[name] = Array.isArray(value) ? value.join(', ') : value;
     const request: WebhookRequest = {
       body: incoming.body ?? null,
-      headers,
+      headers: forwardedHeaders(incoming.headers),
       method: incoming.method,
       path: incoming.path,
       queryParams: incoming.queryParams,

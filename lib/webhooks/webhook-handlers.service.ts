@@ -65,16 +65,13 @@ export class WebhookHandlersService {
     await this.webhooks.webhook(ctx, webhookId);
     let agentId: string | null = null;
     let actionChainId: string | null = null;
+    // The contract (WebhookHandlerWrite) lets each type name exactly its own target.
     if (body.handlerType === 'agent') {
-      if (!body.agentId) throw badRequest("an 'agent' handler needs agentId");
-      if (body.actionChainId) throw badRequest("an 'agent' handler takes agentId, not actionChainId");
-      await this.targets.checkAgent(ctx, body.agentId);
-      agentId = body.agentId;
+      agentId = body.agentId!;
+      await this.targets.checkAgent(ctx, agentId);
     } else {
-      if (!body.actionChainId) throw badRequest("an 'action-chain' handler needs actionChainId");
-      if (body.agentId) throw badRequest("an 'action-chain' handler takes actionChainId, not agentId");
-      await this.targets.checkChain(ctx, 'actionChainId', body.actionChainId);
-      actionChainId = body.actionChainId;
+      actionChainId = body.actionChainId!;
+      await this.targets.checkChain(ctx, 'actionChainId', actionChainId);
     }
     const inputMappingJson = this.mappingJson(body.inputMapping);
     if (!(await this.repo(ctx).reserveHandler(webhookId)))

@@ -48,7 +48,6 @@ export class WebhooksService {
 
   /** With signatureVerification, the answer carries the new `signingSecret`: the only time it is shown. */
   async create(ctx: RequestContext, body: WebhookBody & { name: string }) {
-    if (body.rotateSigningSecret) throw badRequest('rotateSigningSecret applies to an existing webhook');
     const signingSecret = body.signatureVerification ? newSigningSecret() : undefined;
     const webhook = await this.webhooks(ctx).create(newId('whk'), ctx.userId, {
       name: body.name,
@@ -70,14 +69,16 @@ export class WebhooksService {
     const verify = body.signatureVerification ?? existing.signatureVerification;
     if (body.rotateSigningSecret && !verify)
       throw badRequest('rotateSigningSecret needs signatureVerification on');
-    const fields: WebhookFields = {};
-    if (body.name !== undefined) fields.name = body.name;
-    if (body.description !== undefined) fields.description = body.description;
-    if (body.rateLimitPerMinute !== undefined) fields.rateLimitPerMinute = body.rateLimitPerMinute;
-    fields.signatureVerification = verify;
-    let signingSecret: string | undefined;
-    if (verify && (body.rotateSigningSecret || !existing.signingSecret)) signingSecret = newSigningSecret();
-    if (signingSecret) fields.signingSecret = signingSecret;
+    const signingSecret =
+      verify && (body.rotateSigningSecret || !existing.signingSecret) ? newSigningSecret() : undefined;
+    // A field left out is undefined here, and an update leaves undefined fields as they are.
+    const fields: WebhookFields = {
+      name: body.name,
+      description: body.description,
+      rateLimitPerMinute: body.rateLimitPerMinute,
+      signatureVerification: verify,
+      signingSecret,
+    };
     const webhook = await this.webhooks(ctx).update(webhookId, fields);
     if (!webhook) throw notFound('webhook');
     return this.view(webhook, signingSecret);
