@@ -11,14 +11,14 @@ import { reconcileAdmission } from '@lib/admission/reconcile';
 import { createLogger } from '@lib/logger';
 import { admissionSinks } from '@worker/admission-sink';
 import { interactiveTaskQueue } from '@lib/temporal/client';
-import { createTestAgent } from './helpers/agents';
-import { createRunnableChain } from './helpers/chains';
-import { createMessageWebhook } from './helpers/webhooks';
-import { testEnv, type TestEnv } from './helpers/env';
-import { lastUserText } from './helpers/llm';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
-import { startTestWorker, workflowBundle } from './helpers/worker';
+import { createTestAgent } from '@test/helpers/agents';
+import { createRunnableChain } from '@test/helpers/chains';
+import { createMessageWebhook } from '@test/helpers/webhooks';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { lastUserText } from '@test/helpers/llm';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
+import { startTestWorker, workflowBundle } from '@test/helpers/worker';
 
 const silent = createLogger('silent');
 

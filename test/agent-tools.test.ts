@@ -12,8 +12,8 @@ import {
   type Resolver,
 } from '@lib/http/outbound';
 import { createLogger } from '@lib/logger';
-import { testEnv, type TestEnv } from './helpers/env';
-import { createTestOrg, type TestOrg } from './helpers/org';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { createTestOrg, type TestOrg } from '@test/helpers/org';
 
 type RunToolInput = Parameters<ReturnType<typeof createToolActivities>['runTool']>[0];
 

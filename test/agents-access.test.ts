@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import type { RequestContext } from '@lib/auth/context';
-import { testEnv, type TestEnv } from './helpers/env';
-import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
-import { invalidReference } from './helpers/errors';
-import { stored } from './helpers/store';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { addMember, as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { invalidReference } from '@test/helpers/errors';
+import { stored } from '@test/helpers/store';
 
 const base = { description: 'd', instructions: 'i', model: 'gpt-4o-mini' };
 

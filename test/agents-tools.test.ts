@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { invalidReference } from './helpers/errors';
-import { stored } from './helpers/store';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { invalidReference } from '@test/helpers/errors';
+import { stored } from '@test/helpers/store';
 
 const base = { description: 'd', instructions: 'i', model: 'gpt-4o-mini' };
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { testEnv, type TestEnv } from './helpers/env';
-import { createKb } from './helpers/kb';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { invalidReference } from './helpers/errors';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { createKb } from '@test/helpers/kb';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { invalidReference } from '@test/helpers/errors';
 
 const base = { name: 'Helper', description: 'Helps', instructions: 'Be helpful.', model: 'gpt-4o-mini' };
 

@@ -1,15 +1,15 @@
 import { expect } from 'chai';
 import { workflowIds } from '@contracts';
-import type { ChatRequest } from './helpers/llm';
-import { createTestAgent } from './helpers/agents';
-import type { TestEnv } from './helpers/env';
-import { recordHistory } from './helpers/histories';
-import { createKb, settled, uploadFile } from './helpers/kb';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { stored } from './helpers/store';
-import { eventually } from './helpers/wait';
-import { useWorkerAndOrg } from './helpers/worker';
-import { createTable, insertRow } from './tables-fixtures';
+import type { ChatRequest } from '@test/helpers/llm';
+import { createTestAgent } from '@test/helpers/agents';
+import type { TestEnv } from '@test/helpers/env';
+import { recordHistory } from '@test/helpers/histories';
+import { createKb, settled, uploadFile } from '@test/helpers/kb';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { stored } from '@test/helpers/store';
+import { eventually } from '@test/helpers/wait';
+import { useWorkerAndOrg } from '@test/helpers/worker';
+import { createTable, insertRow } from '@test/helpers/tables-fixtures';
 
 interface AnalysisView {
   analysisId: string;

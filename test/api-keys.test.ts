@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
-import { stored } from './helpers/store';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
+import { stored } from '@test/helpers/store';
 
 describe('API keys', () => {
   let env: TestEnv;

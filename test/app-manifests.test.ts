@@ -6,10 +6,10 @@ import { ArtifactVersions } from '@lib/artifacts/artifact-versions';
 import { newId } from '@lib/ids';
 import type { WorkflowCatalog, WorkflowStartRequest } from '@lib/artifacts/workflow-catalog';
 import { createServices } from '@lib/services';
-import { testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { invalidReference } from './helpers/errors';
-import { appHtml, onlyChnOk, publish, tableWithRows, uploadArtifact } from './helpers/artifacts';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { invalidReference } from '@test/helpers/errors';
+import { appHtml, onlyChnOk, publish, tableWithRows, uploadArtifact } from '@test/helpers/artifacts';
 
 describe('app manifests: what a version declares and its approval', () => {
   let env: TestEnv;

@@ -5,12 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { createApp } from '@api/app';
-import { testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { appHtml, tableWithRows, uploadArtifact } from './helpers/artifacts';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { appHtml, tableWithRows, uploadArtifact } from '@test/helpers/artifacts';
+import { ROOT } from '@test/helpers/paths';
 
 /** Where the screenshot of the running app is kept (ignored by git). */
-const ARTIFACTS_DIR = process.env.TEST_ARTIFACTS_DIR ?? join(__dirname, '..', '.data', 'test-artifacts');
+const ARTIFACTS_DIR = process.env.TEST_ARTIFACTS_DIR ?? join(ROOT, '.data', 'test-artifacts');
 
 /** The app: lists the leads through the bridge, tries a workflow it was not approved for, and tries to reach
  * another origin. Each outcome is written into the page for the browser test to read. */

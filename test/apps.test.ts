@@ -5,9 +5,9 @@ import { createApp } from '@api/app';
 import type { WorkflowCatalog, WorkflowStartRequest } from '@lib/artifacts/workflow-catalog';
 import { createLogger } from '@lib/logger';
 import { createServices } from '@lib/services';
-import { testEnv, type TestEnv } from './helpers/env';
-import { as, addMember, createTestOrg, type TestOrg } from './helpers/org';
-import { appHtml, onlyChnOk, publish, tableWithRows, uploadArtifact } from './helpers/artifacts';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { as, addMember, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { appHtml, onlyChnOk, publish, tableWithRows, uploadArtifact } from '@test/helpers/artifacts';
 
 const MANIFEST = {
   workflows: ['chn_ok'],

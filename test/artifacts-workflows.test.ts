@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import type { ChatRequest } from './helpers/llm';
-import { useWorkerAndOrg } from './helpers/worker';
-import { as, addMember, createTestOrg } from './helpers/org';
-import { download, publish, uploadArtifact } from './helpers/artifacts';
-import { createRunnableChain, runToEnd, userText } from './helpers/chains';
-import { createKb, search, settled } from './helpers/kb';
-import { eventually } from './helpers/wait';
-import { invalidReference } from './helpers/errors';
+import type { ChatRequest } from '@test/helpers/llm';
+import { useWorkerAndOrg } from '@test/helpers/worker';
+import { as, addMember, createTestOrg } from '@test/helpers/org';
+import { download, publish, uploadArtifact } from '@test/helpers/artifacts';
+import { createRunnableChain, runToEnd, userText } from '@test/helpers/chains';
+import { createKb, search, settled } from '@test/helpers/kb';
+import { eventually } from '@test/helpers/wait';
+import { invalidReference } from '@test/helpers/errors';
 
 const toolResults = (body: ChatRequest) => body.messages.filter((m) => m.role === 'tool');
 

@@ -4,10 +4,10 @@ import request from 'supertest';
 import { createApp } from '@api/app';
 import { specOperations } from '@api/operations';
 import { createServices } from '@lib/services';
-import { testEnv, type TestEnv } from './helpers/env';
-import { as, addMember, createTestOrg, type TestOrg } from './helpers/org';
-import { invalidReference } from './helpers/errors';
-import { appHtml, download, publish, uploadArtifact } from './helpers/artifacts';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { as, addMember, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { invalidReference } from '@test/helpers/errors';
+import { appHtml, download, publish, uploadArtifact } from '@test/helpers/artifacts';
 
 const sha = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
 

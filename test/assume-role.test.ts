@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { SignJWT } from 'jose';
 import request from 'supertest';
-import { testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { invalidReference } from './helpers/errors';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { invalidReference } from '@test/helpers/errors';
 
 describe('assume-role tokens', () => {
   let env: TestEnv;

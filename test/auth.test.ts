@@ -5,8 +5,8 @@ import { parse } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { CAPABILITIES } from '@lib/auth/roles';
 import { openApiSpecPath } from '@lib/spec';
-import { testEnv, type TestEnv } from './helpers/env';
-import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { addMember, as, createTestOrg, type TestOrg } from '@test/helpers/org';
 
 describe('authentication and tenancy', () => {
   let env: TestEnv;

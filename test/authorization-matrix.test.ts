@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { OPERATION_RULES } from './fixtures/authorization-matrix';
+import { OPERATION_RULES } from '@test/fixtures/authorization-matrix';
 import {
   callersFor,
   expectedStatus,
   targetsOf,
   type Caller,
   type Target,
-} from './fixtures/authorization-oracle';
+} from '@test/fixtures/authorization-oracle';
 import {
   BODIES,
   CONSUMES,
@@ -16,11 +16,11 @@ import {
   pathOf,
   permissionScopesOfOpenapi,
   type Operation,
-} from './helpers/authz-requests';
-import { sceneFor } from './helpers/authz-targets';
-import { seedWorld, type MatrixWorld } from './helpers/authz-world';
-import { unpolledTestEnv } from './helpers/env';
-import type { ChatRequest } from './helpers/llm';
+} from '@test/helpers/authz-requests';
+import { sceneFor } from '@test/helpers/authz-targets';
+import { seedWorld, type MatrixWorld } from '@test/helpers/authz-world';
+import { unpolledTestEnv } from '@test/helpers/env';
+import type { ChatRequest } from '@test/helpers/llm';
 
 /*
  * Every operation of openapi.yaml, asked by every kind of caller about every kind of target, against the status

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { TablesService } from '@lib/tables/tables.service';
-import { testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
 
 // Inputs a fuzzer found answered with 500: each must be a 4xx with the error body, and change nothing.
 describe('bad input is a 4xx, never a 500', () => {

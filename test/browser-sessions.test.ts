@@ -6,15 +6,15 @@ import { workflowIds } from '@contracts';
 import { BrowserPool, SESSION_SWITCH } from '@lib/browser-sessions/browser-pool';
 import { BrowserSessionsService, screenshotKey } from '@lib/browser-sessions/browser-sessions.service';
 import { createOutboundClient } from '@lib/http/outbound';
-import { createTestAgent } from './helpers/agents';
-import { createRunnableChain, finished, startRun } from './helpers/chains';
-import type { TestEnv } from './helpers/env';
-import { recordHistory } from './helpers/histories';
-import type { ChatRequest } from './helpers/llm';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { connectClient } from './helpers/realtime';
-import { eventually } from './helpers/wait';
-import { useWorkerAndOrg } from './helpers/worker';
+import { createTestAgent } from '@test/helpers/agents';
+import { createRunnableChain, finished, startRun } from '@test/helpers/chains';
+import type { TestEnv } from '@test/helpers/env';
+import { recordHistory } from '@test/helpers/histories';
+import type { ChatRequest } from '@test/helpers/llm';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { connectClient } from '@test/helpers/realtime';
+import { eventually } from '@test/helpers/wait';
+import { useWorkerAndOrg } from '@test/helpers/worker';
 
 interface SessionView {
   sessionId: string;

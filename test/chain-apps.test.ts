@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { createRunnableChain, finished } from './helpers/chains';
-import { appHtml, uploadArtifact } from './helpers/artifacts';
-import { as } from './helpers/org';
-import { useWorkerAndOrg } from './helpers/worker';
+import { createRunnableChain, finished } from '@test/helpers/chains';
+import { appHtml, uploadArtifact } from '@test/helpers/artifacts';
+import { as } from '@test/helpers/org';
+import { useWorkerAndOrg } from '@test/helpers/worker';
 
 describe('apps run action chains (the workflows their manifests declare)', function () {
   this.timeout(120_000);

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { createRunnableChain, finished, obj, startRun, str, userText, type Run } from './helpers/chains';
-import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
-import { startTestWorker } from './helpers/worker';
+import { createRunnableChain, finished, obj, startRun, str, userText, type Run } from '@test/helpers/chains';
+import { closeTestEnv, testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
+import { startTestWorker } from '@test/helpers/worker';
 
 const STATE_MAX = 64 * 1024;
 

@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { workflowIds } from '@contracts';
-import { recordHistory } from './helpers/histories';
-import { createTestAgent } from './helpers/agents';
-import { createRunnableChain, finished, systemText, userText } from './helpers/chains';
-import { createKb, settled, uploadFile } from './helpers/kb';
-import type { ChatRequest } from './helpers/llm';
-import { as } from './helpers/org';
-import { invalidReference } from './helpers/errors';
-import { eventually } from './helpers/wait';
-import { useWorkerAndOrg } from './helpers/worker';
+import { recordHistory } from '@test/helpers/histories';
+import { createTestAgent } from '@test/helpers/agents';
+import { createRunnableChain, finished, systemText, userText } from '@test/helpers/chains';
+import { createKb, settled, uploadFile } from '@test/helpers/kb';
+import type { ChatRequest } from '@test/helpers/llm';
+import { as } from '@test/helpers/org';
+import { invalidReference } from '@test/helpers/errors';
+import { eventually } from '@test/helpers/wait';
+import { useWorkerAndOrg } from '@test/helpers/worker';
 
 const FILE_INPUT = {
   type: 'object',

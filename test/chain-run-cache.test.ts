@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { workflowIds } from '@contracts';
-import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
-import { createRunnableChain, finished, obj, startRun, str, userText } from './helpers/chains';
-import { createTestOrg, type TestOrg } from './helpers/org';
-import { startTestWorker } from './helpers/worker';
+import { closeTestEnv, testEnv, type TestEnv } from '@test/helpers/env';
+import { createRunnableChain, finished, obj, startRun, str, userText } from '@test/helpers/chains';
+import { createTestOrg, type TestOrg } from '@test/helpers/org';
+import { startTestWorker } from '@test/helpers/worker';
 
 /**
  * A worker keeps an execution's state between its steps (activities/chains/execution-cache.ts). These tests

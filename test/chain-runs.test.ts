@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { WORKFLOWS, workflowIds } from '@contracts';
-import { recordHistory } from './helpers/histories';
-import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
+import { recordHistory } from '@test/helpers/histories';
+import { closeTestEnv, testEnv, type TestEnv } from '@test/helpers/env';
 import {
   createRunnableChain,
   finished,
@@ -11,12 +11,12 @@ import {
   startRun,
   str,
   userText,
-} from './helpers/chains';
-import type { ChatRequest } from './helpers/llm';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { invalidReference } from './helpers/errors';
-import { eventually } from './helpers/wait';
-import { startTestWorker } from './helpers/worker';
+} from '@test/helpers/chains';
+import type { ChatRequest } from '@test/helpers/llm';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { invalidReference } from '@test/helpers/errors';
+import { eventually } from '@test/helpers/wait';
+import { startTestWorker } from '@test/helpers/worker';
 
 describe('action chain runs', function () {
   this.timeout(120_000);

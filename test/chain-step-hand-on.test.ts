@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import type { ChainStepInput, ChainStepOutcome, UnwrittenStep } from '@contracts';
 import { createActivities } from '@activities/index';
 import { MAX_UNWRITTEN_CHARS } from '@activities/chains/runs';
-import { createRunnableChain, obj, userText } from './helpers/chains';
-import { plannedExecution, runActivity, within } from './helpers/chain-steps';
-import { holdBack } from './helpers/held-repos';
-import { testEnv, type TestEnv } from './helpers/env';
-import { createTestOrg, type TestOrg } from './helpers/org';
+import { createRunnableChain, obj, userText } from '@test/helpers/chains';
+import { plannedExecution, runActivity, within } from '@test/helpers/chain-steps';
+import { holdBack } from '@test/helpers/held-repos';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { createTestOrg, type TestOrg } from '@test/helpers/org';
 
 /**
  * A chain step whose workflow hands its result on (handsOnResults) returns before the result is written; the

@@ -3,7 +3,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { answerStep, type StepAnswer, type StepModelRequest } from '@activities/chains/step-model';
 import { createLlmClient } from '@lib/llm';
-import { startScriptedLlm, type ScriptedLlm } from './helpers/llm';
+import { startScriptedLlm, type ScriptedLlm } from '@test/helpers/llm';
 
 describe('a chain step asking the model', () => {
   let llm: ScriptedLlm;

@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import type { ChainStepInput } from '@contracts';
 import { createActivities } from '@activities/index';
 import type { CreditsService } from '@lib/credits/credits.service';
-import { createRunnableChain, obj } from './helpers/chains';
-import { plannedExecution, runActivity, within } from './helpers/chain-steps';
-import { testEnv, type TestEnv } from './helpers/env';
-import { createTestOrg, type TestOrg } from './helpers/org';
+import { createRunnableChain, obj } from '@test/helpers/chains';
+import { plannedExecution, runActivity, within } from '@test/helpers/chain-steps';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { createTestOrg, type TestOrg } from '@test/helpers/org';
 
 /**
  * A chain step pays for its model call without waiting for the payment (two writes); the execution's next step

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import type { StepResult } from '@lib/chains/chain-run.schema';
-import { testEnv, type TestEnv } from './helpers/env';
-import { createTestOrg, type TestOrg } from './helpers/org';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { createTestOrg, type TestOrg } from '@test/helpers/org';
 
 /**
  * The writes every chain step makes (recordStep, the debit, the usage record) and every execution makes

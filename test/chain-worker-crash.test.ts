@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
 import { workflowIds } from '@contracts';
-import { createRunnableChain, finished, startRun } from './helpers/chains';
-import { testEnv } from './helpers/env';
-import type { ChatRequest } from './helpers/llm';
-import { createTestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
-import { startWorkerProcess } from './helpers/worker-process';
+import { createRunnableChain, finished, startRun } from '@test/helpers/chains';
+import { testEnv } from '@test/helpers/env';
+import type { ChatRequest } from '@test/helpers/llm';
+import { createTestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
+import { startWorkerProcess } from '@test/helpers/worker-process';
 
 const out = (name: string) => ({
   type: 'object',

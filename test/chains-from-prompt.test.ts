@@ -1,16 +1,15 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createServices } from '@lib/services';
-import { testEnv, type TestEnv } from './helpers/env';
-import type { ChatRequest, ScriptedReply } from './helpers/llm';
-import { countTokens } from './helpers/llm-sse';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import type { ChatRequest, ScriptedReply } from '@test/helpers/llm';
+import { countTokens } from '@test/helpers/llm-sse';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { ROOT } from '@test/helpers/paths';
 
 const run = promisify(execFile);
-const ROOT = join(__dirname, '..');
 
 const inputSchema = {
   type: 'object',

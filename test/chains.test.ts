@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { invalidReference } from './helpers/errors';
-import { createKb } from './helpers/kb';
+import { closeTestEnv, testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { invalidReference } from '@test/helpers/errors';
+import { createKb } from '@test/helpers/kb';
 
 const FILE_INPUT = {
   type: 'object',

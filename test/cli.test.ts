@@ -1,15 +1,14 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { workflowIds } from '@contracts';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { testEnv, type TestEnv } from './helpers/env';
-import { createRunnableChain } from './helpers/chains';
-import { as, createTestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { createRunnableChain } from '@test/helpers/chains';
+import { as, createTestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
+import { ROOT } from '@test/helpers/paths';
 
 const run = promisify(execFile);
-const ROOT = join(__dirname, '..');
 
 describe('operator CLI', () => {
   let env: TestEnv;

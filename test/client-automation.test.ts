@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { createClient } from '@client';
-import { appHtml } from './helpers/artifacts';
-import { systemText } from './helpers/chains';
-import { ok, useClientAndOrg } from './helpers/client';
-import { eventually } from './helpers/wait';
+import { appHtml } from '@test/helpers/artifacts';
+import { systemText } from '@test/helpers/chains';
+import { ok, useClientAndOrg } from '@test/helpers/client';
+import { eventually } from '@test/helpers/wait';
 
 // As client.test.ts, for the automation features: chains, webhooks, schedules, artifacts and apps.
 describe('the generated TypeScript client: chains, webhooks, schedules, apps', function () {

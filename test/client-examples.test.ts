@@ -6,11 +6,10 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { tableWithRows } from './helpers/artifacts';
-import { answerSupportTriage } from './helpers/chains';
-import { createScriptedAgent, useClientAndOrg } from './helpers/client';
-
-const ROOT = join(__dirname, '..');
+import { tableWithRows } from '@test/helpers/artifacts';
+import { answerSupportTriage } from '@test/helpers/chains';
+import { createScriptedAgent, useClientAndOrg } from '@test/helpers/client';
+import { ROOT } from '@test/helpers/paths';
 
 /** A loopback port nothing listens on (one the system just handed out and took back). */
 function closedPort() {

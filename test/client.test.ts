@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { ConversationEvent, ToolUpdateEvent } from '@client';
-import { connectOwner, createScriptedAgent, ok, useClientAndOrg } from './helpers/client';
-import { eventually } from './helpers/wait';
+import { connectOwner, createScriptedAgent, ok, useClientAndOrg } from '@test/helpers/client';
+import { eventually } from '@test/helpers/wait';
 
 // One flow per feature area, each only through the client generated from openapi.yaml (clients/typescript), as a
 // user of the contract would write it: a request or response the contract describes wrongly fails here.

@@ -5,15 +5,15 @@ import { WORKFLOWS, workflowIds } from '@contracts';
 import request from 'supertest';
 import { createApp } from '@api/app';
 import { createServices } from '@lib/services';
-import { createTestAgent } from './helpers/agents';
-import { recordHistory } from './helpers/histories';
-import type { TestEnv } from './helpers/env';
-import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
-import { invalidReference } from './helpers/errors';
-import { stored } from './helpers/store';
-import { connectClient, connectError } from './helpers/realtime';
-import { eventually } from './helpers/wait';
-import { useWorkerAndOrg } from './helpers/worker';
+import { createTestAgent } from '@test/helpers/agents';
+import { recordHistory } from '@test/helpers/histories';
+import type { TestEnv } from '@test/helpers/env';
+import { addMember, as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { invalidReference } from '@test/helpers/errors';
+import { stored } from '@test/helpers/store';
+import { connectClient, connectError } from '@test/helpers/realtime';
+import { eventually } from '@test/helpers/wait';
+import { useWorkerAndOrg } from '@test/helpers/worker';
 
 describe('conversations and turns', () => {
   const suite = useWorkerAndOrg('Chat Org');

@@ -6,11 +6,11 @@ import { apiKeyIdOf } from '@lib/auth/api-key-secret';
 import { SharedCredentialCache } from '@lib/auth/credential-cache';
 import { closeDeps, createDeps, type Deps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
-import { testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { rawCollection } from './helpers/store';
-import { startTcpProxy } from './helpers/tcp-proxy';
-import { eventually } from './helpers/wait';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { rawCollection } from '@test/helpers/store';
+import { startTcpProxy } from '@test/helpers/tcp-proxy';
+import { eventually } from '@test/helpers/wait';
 
 /** Far longer than any test here: only an announced change, never expiry, can make a replica read again. */
 const LONG_TTL_MS = 300_000;

@@ -1,16 +1,15 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreditsService } from '@lib/credits/credits.service';
 import { InsufficientCreditsError } from '@lib/errors';
 import type { Metrics } from '@lib/observability/metrics';
-import { testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg } from './helpers/org';
-import { holdBack } from './helpers/held-repos';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg } from '@test/helpers/org';
+import { holdBack } from '@test/helpers/held-repos';
+import { ROOT } from '@test/helpers/paths';
 
 const run = promisify(execFile);
-const ROOT = join(__dirname, '..');
 
 describe('organization credits', () => {
   let env: TestEnv;

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { TablesService } from '@lib/tables/tables.service';
-import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { closeTestEnv, testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
 
 /** A value nested `levels` deep (objects and arrays in turn). */
 function nest(levels: number): unknown {

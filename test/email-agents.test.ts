@@ -6,14 +6,14 @@ import type Mail from 'nodemailer/lib/mailer';
 import { WORKFLOWS, workflowIds, type InboundEmailInput, type InboundEmailResult } from '@contracts';
 import { startInboundMail } from '@lib/email-agents/listen';
 import { messageKeyOf } from '@lib/email-agents/mime';
-import { createTestAgent } from './helpers/agents';
-import type { TestEnv } from './helpers/env';
-import { testEnv } from './helpers/env';
-import { recordHistory } from './helpers/histories';
-import { createKb, settled } from './helpers/kb';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
-import { useWorkerAndOrg } from './helpers/worker';
+import { createTestAgent } from '@test/helpers/agents';
+import type { TestEnv } from '@test/helpers/env';
+import { testEnv } from '@test/helpers/env';
+import { recordHistory } from '@test/helpers/histories';
+import { createKb, settled } from '@test/helpers/kb';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
+import { useWorkerAndOrg } from '@test/helpers/worker';
 
 const rand = () => randomBytes(5).toString('hex');
 

@@ -10,9 +10,9 @@ import { startInboundMail } from '@lib/email-agents/listen';
 import { messageKeyOf } from '@lib/email-agents/mime';
 import { createLogger } from '@lib/logger';
 import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
-import type { TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { startTestWorker, useWorkerAndOrg } from './helpers/worker';
+import type { TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { startTestWorker, useWorkerAndOrg } from '@test/helpers/worker';
 
 const rand = () => randomBytes(5).toString('hex');
 /** The agent mail domain of the test stack (AGENT_EMAIL_DOMAINS in stack/test-stack.mjs). */

@@ -5,7 +5,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Int32, MongoClient } from 'mongodb';
-import { expectSamples, insertSamples, KEYED, type KeyedDoc } from './helpers/db-format-samples';
+import { expectSamples, insertSamples, KEYED, type KeyedDoc } from '@test/helpers/db-format-samples';
+import { ROOT } from '@test/helpers/paths';
 
 // The local stack's embedded database (stack/mongo-java-server): what it acknowledges survives a SIGKILL, and its
 // unique indexes agree with the data afterwards.
@@ -172,7 +173,7 @@ describe('the embedded database (mongo-java-server + H2)', () => {
   });
 
   it('reads a file written before the compact format, and keeps finding and refusing its index keys', async () => {
-    const fixture = join(__dirname, 'fixtures', 'embedded-db', 'pre-compact.mv');
+    const fixture = join(ROOT, 'test', 'fixtures', 'embedded-db', 'pre-compact.mv');
     await withOwnDb(fixture, async (own) => {
       let db = (await own.connect()).db('format');
       await expectSamples(db);

@@ -4,8 +4,8 @@ import { createEmbedder } from '@lib/embeddings/create-embedder';
 import { EmbeddingRejected } from '@lib/embeddings/embedder';
 import { LocalEmbedder } from '@lib/embeddings/local';
 import { EmbeddingUnavailable, OpenAiEmbedder } from '@lib/embeddings/openai';
-import { startScriptedLlm, type ScriptedLlm } from './helpers/llm';
-import { embed as scriptedVector } from './helpers/llm-sse';
+import { startScriptedLlm, type ScriptedLlm } from '@test/helpers/llm';
+import { embed as scriptedVector } from '@test/helpers/llm-sse';
 
 const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 const norm = (a: number[]) => Math.sqrt(dot(a, a));

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { createTestAgent } from './helpers/agents';
-import { createRunnableChain, userText } from './helpers/chains';
-import { startFaultStack, type FaultStack } from './helpers/fault-stack';
-import { createKb, settled, uploadFile } from './helpers/kb';
-import { as, createTestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
+import { createTestAgent } from '@test/helpers/agents';
+import { createRunnableChain, userText } from '@test/helpers/chains';
+import { startFaultStack, type FaultStack } from '@test/helpers/fault-stack';
+import { createKb, settled, uploadFile } from '@test/helpers/kb';
+import { as, createTestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
 import { interactiveTaskQueue } from '@lib/temporal/client';
 
 // Issue 16, operations: with turns, ingestions and webhook deliveries in flight, the API, the worker, Temporal and

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { createApp } from '@api/app';
 import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
-import { testEnv } from './helpers/env';
+import { testEnv } from '@test/helpers/env';
 
 describe('GET /healthz', () => {
   it('is 200 with every check ok when the whole stack is reachable, without auth', async () => {

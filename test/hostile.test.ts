@@ -4,14 +4,14 @@ import nodemailer from 'nodemailer';
 import request from 'supertest';
 import { workflowIds, type InboundEmailResult } from '@contracts';
 import { messageKeyOf } from '@lib/email-agents/mime';
-import { freePort } from './helpers/api-process';
-import { createRunnableChain, finished, obj, startRun, type Run } from './helpers/chains';
-import { testEnv } from './helpers/env';
-import { startHostileStack, type HostileStack } from './helpers/hostile';
-import { docxBomb, docxLaughs, pdfOfPages } from './helpers/hostile-files';
-import { createKb, settled, uploadFile } from './helpers/kb';
-import { eventually } from './helpers/wait';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { freePort } from '@test/helpers/api-process';
+import { createRunnableChain, finished, obj, startRun, type Run } from '@test/helpers/chains';
+import { testEnv } from '@test/helpers/env';
+import { startHostileStack, type HostileStack } from '@test/helpers/hostile';
+import { docxBomb, docxLaughs, pdfOfPages } from '@test/helpers/hostile-files';
+import { createKb, settled, uploadFile } from '@test/helpers/kb';
+import { eventually } from '@test/helpers/wait';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
 
 /*
  * Issue 32, end to end: each case sends what a hostile (or careless) tenant could send to the service as it

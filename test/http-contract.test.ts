@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { parse } from 'yaml';
 import { openApiSpecPath } from '@lib/spec';
-import { testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
 
 interface Parameter {
   in: string;

@@ -1,12 +1,12 @@
 import { workflowIds } from '@contracts';
-import { recordHistory } from './helpers/histories';
+import { recordHistory } from '@test/helpers/histories';
 import { expect } from 'chai';
-import { useWorkerAndOrg } from './helpers/worker';
-import { as } from './helpers/org';
-import { invalidReference } from './helpers/errors';
-import { createKb, settled, uploadFile } from './helpers/kb';
-import { eventually } from './helpers/wait';
-import type { ChatRequest } from './helpers/llm';
+import { useWorkerAndOrg } from '@test/helpers/worker';
+import { as } from '@test/helpers/org';
+import { invalidReference } from '@test/helpers/errors';
+import { createKb, settled, uploadFile } from '@test/helpers/kb';
+import { eventually } from '@test/helpers/wait';
+import type { ChatRequest } from '@test/helpers/llm';
 
 const LEASE = 'The tenant pays rent on the first day of each month, by bank transfer to the owner.';
 

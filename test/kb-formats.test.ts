@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { useWorkerAndOrg } from './helpers/worker';
-import { lastUserImageUrls } from './helpers/llm';
-import { createKb, search, settled, uploadFile } from './helpers/kb';
-import { makeDocx, makePdf, makePng } from './parsing-fixtures';
+import { useWorkerAndOrg } from '@test/helpers/worker';
+import { lastUserImageUrls } from '@test/helpers/llm';
+import { createKb, search, settled, uploadFile } from '@test/helpers/kb';
+import { makeDocx, makePdf, makePng } from '@test/knowledge-bases/parsing-fixtures';
 
 // Each supported family of formats through the whole path: signed upload, ingestion workflow, real parser,
 // local embedder, vector store, search.

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
-import { lastUserImageUrls } from './helpers/llm';
-import { testEnv, type TestEnv } from './helpers/env';
+import { lastUserImageUrls } from '@test/helpers/llm';
+import { testEnv, type TestEnv } from '@test/helpers/env';
 import {
   amplifyingCsv,
   deepJson,
@@ -10,12 +10,12 @@ import {
   docxOfManyEntries,
   pdfNested,
   pdfOfPages,
-} from './helpers/hostile-files';
-import { createKb, settled, uploadFile } from './helpers/kb';
-import { as, createTestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
-import { childProcessEnv, spawnEntry, startWorkerProcess, stopProcess } from './helpers/worker-process';
-import { makePng } from './parsing-fixtures';
+} from '@test/helpers/hostile-files';
+import { createKb, settled, uploadFile } from '@test/helpers/kb';
+import { as, createTestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
+import { childProcessEnv, spawnEntry, startWorkerProcess, stopProcess } from '@test/helpers/worker-process';
+import { makePng } from '@test/knowledge-bases/parsing-fixtures';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 

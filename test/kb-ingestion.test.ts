@@ -1,11 +1,11 @@
 import { workflowIds } from '@contracts';
-import { recordHistory } from './helpers/histories';
+import { recordHistory } from '@test/helpers/histories';
 import { expect } from 'chai';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { useWorkerAndOrg } from './helpers/worker';
-import { addMember, as, createTestOrg } from './helpers/org';
-import { createKb, search, settled, uploadFile } from './helpers/kb';
+import { useWorkerAndOrg } from '@test/helpers/worker';
+import { addMember, as, createTestOrg } from '@test/helpers/org';
+import { createKb, search, settled, uploadFile } from '@test/helpers/kb';
 import { uploadKeyOf } from '@lib/knowledge-bases/object-store';
 
 const LEASE =

@@ -1,11 +1,11 @@
 import { workflowIds } from '@contracts';
-import { recordHistory } from './helpers/histories';
+import { recordHistory } from '@test/helpers/histories';
 import { expect } from 'chai';
-import { useWorkerAndOrg } from './helpers/worker';
-import { addMember, as, createTestOrg } from './helpers/org';
-import { invalidReference } from './helpers/errors';
-import { createKb, search, settled, uploadFile } from './helpers/kb';
-import { eventually } from './helpers/wait';
+import { useWorkerAndOrg } from '@test/helpers/worker';
+import { addMember, as, createTestOrg } from '@test/helpers/org';
+import { invalidReference } from '@test/helpers/errors';
+import { createKb, search, settled, uploadFile } from '@test/helpers/kb';
+import { eventually } from '@test/helpers/wait';
 
 const TEXT =
   'Quarterly maintenance of the lifts is done by Acme Elevators every March, June, September and December.';

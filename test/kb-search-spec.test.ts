@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { useWorkerAndOrg } from './helpers/worker';
-import { as } from './helpers/org';
-import { createKb, settled, uploadFile } from './helpers/kb';
+import { useWorkerAndOrg } from '@test/helpers/worker';
+import { as } from '@test/helpers/org';
+import { createKb, settled, uploadFile } from '@test/helpers/kb';
 
 /** Lines distinct enough to become well over 100 chunks. */
 function register(lines: number): string {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { uploadKeyOf } from '@lib/knowledge-bases/object-store';
-import { createKb, search, settled, uploadFile } from './helpers/kb';
-import { as } from './helpers/org';
-import { useWorkerAndOrg } from './helpers/worker';
+import { createKb, search, settled, uploadFile } from '@test/helpers/kb';
+import { as } from '@test/helpers/org';
+import { useWorkerAndOrg } from '@test/helpers/worker';
 
 const LEASE =
   'The tenant pays rent on the first day of each month. The lease renews every two years unless either side gives notice.';

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
-import { testEnv } from './helpers/env';
-import { createKb, settled, uploadFile } from './helpers/kb';
-import { as, createTestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
-import { startWorkerProcess } from './helpers/worker-process';
+import { testEnv } from '@test/helpers/env';
+import { createKb, settled, uploadFile } from '@test/helpers/kb';
+import { as, createTestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
+import { startWorkerProcess } from '@test/helpers/worker-process';
 
 /** About 600 chunks of distinct text: several embedding batches, seconds of work for the local model. */
 function longText(): string {

@@ -13,9 +13,9 @@ import {
 } from '@contracts';
 import { UPLOAD_WAIT_MS } from '@lib/knowledge-bases/object-store';
 import { EMBED_BATCH } from '@workflows/ingest-file';
-import { mutationTestingWorkerOptions } from './helpers/mutation';
-import { startTimeSkippingEnv } from './helpers/time-skipping';
-import { workflowBundle } from './helpers/worker';
+import { mutationTestingWorkerOptions } from '@test/helpers/mutation';
+import { startTimeSkippingEnv } from '@test/helpers/time-skipping';
+import { workflowBundle } from '@test/helpers/worker';
 
 // The ingestion workflow alone, on the time-skipping test server with fake activities: the upload wait, the
 // batches and every way a run ends are checked exactly, and an hour's wait takes no real time.

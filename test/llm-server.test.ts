@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { startScriptedLlm, type ScriptedLlm } from './helpers/llm';
+import { startScriptedLlm, type ScriptedLlm } from '@test/helpers/llm';
 
 // The scripted LLM stands in for OpenAI in agent and chain tests, so it must hold up against the real SDK.
 describe('scripted OpenAI-compatible server', () => {

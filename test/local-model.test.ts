@@ -5,11 +5,11 @@ import type { ChatToolCall } from '@contracts';
 import { answerStep, type StepAnswer, type StepModelRequest } from '@activities/chains/step-model';
 import { validatorFor } from '@lib/chains/step-fields';
 import { localModelOf } from '@lib/llm';
-import { createTestAgent } from './helpers/agents';
-import { localModelTestEnv } from './helpers/env';
-import { as } from './helpers/org';
-import { connectClient } from './helpers/realtime';
-import { useWorkerAndOrg } from './helpers/worker';
+import { createTestAgent } from '@test/helpers/agents';
+import { localModelTestEnv } from '@test/helpers/env';
+import { as } from '@test/helpers/org';
+import { connectClient } from '@test/helpers/realtime';
+import { useWorkerAndOrg } from '@test/helpers/worker';
 
 // The real local model (Gemma 3 270M on node-llama-cpp's CPU binary) answering through the service: no
 // scripted answers. What it says is not asserted beyond being there and, for structured output, fitting its

@@ -5,8 +5,8 @@ import request from 'supertest';
 import { createApp } from '@api/app';
 import { requestContext } from '@api/observability';
 import { createLogger } from '@lib/logger';
-import { testEnv, type TestEnv } from './helpers/env';
-import { createTestOrg, type TestOrg } from './helpers/org';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { createTestOrg, type TestOrg } from '@test/helpers/org';
 
 /** The app with production logging (level info) into memory. */
 function loggedApp(env: TestEnv) {

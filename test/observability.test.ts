@@ -13,12 +13,12 @@ import { createMetrics } from '@lib/observability/metrics';
 import { startMetricsServer } from '@lib/observability/metrics-auth';
 import { createWorker } from '@worker/create-worker';
 import { observeActivities } from '@worker/interceptors';
-import { createTestAgent } from './helpers/agents';
-import { createRunnableChain, runToEnd } from './helpers/chains';
-import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
-import { workflowBundle } from './helpers/worker';
+import { createTestAgent } from '@test/helpers/agents';
+import { createRunnableChain, runToEnd } from '@test/helpers/chains';
+import { closeTestEnv, testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
+import { workflowBundle } from '@test/helpers/worker';
 
 const noop = () => undefined;
 const silentSdkLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };

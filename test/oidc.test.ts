@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type KeyLike } from 'jose';
 import { Authenticator } from '@lib/auth/authenticator';
 import { CredentialCache } from '@lib/auth/credential-cache';
-import { testEnv, type TestEnv } from './helpers/env';
+import { testEnv, type TestEnv } from '@test/helpers/env';
 import { loadConfig } from '@lib/config';
-import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
+import { addMember, as, createTestOrg, type TestOrg } from '@test/helpers/org';
 
 describe('external OIDC sessions', () => {
   let env: TestEnv;

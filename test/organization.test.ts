@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
 
 describe('organization settings', () => {
   let env: TestEnv;

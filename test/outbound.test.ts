@@ -5,9 +5,9 @@ import request from 'supertest';
 import { createApp } from '@api/app';
 import { BlockedAddressError, createOutboundClient, isPublicAddress } from '@lib/http/outbound';
 import { createServices } from '@lib/services';
-import { createTestAgent } from './helpers/agents';
-import { testEnv, type TestEnv } from './helpers/env';
-import { createTestOrg, type TestOrg } from './helpers/org';
+import { createTestAgent } from '@test/helpers/agents';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { createTestOrg, type TestOrg } from '@test/helpers/org';
 
 // The production default: private outbound refused (the shared test env allows it for its loopback helpers).
 const guarded = () => createOutboundClient({ allowPrivate: false });

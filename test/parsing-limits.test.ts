@@ -20,8 +20,8 @@ import {
   pdfHello,
   pdfNested,
   pdfOfPages,
-} from './helpers/hostile-files';
-import { makePng, recordingVision, utf8 } from './parsing-fixtures';
+} from '@test/helpers/hostile-files';
+import { makePng, recordingVision, utf8 } from '@test/knowledge-bases/parsing-fixtures';
 
 const vision = recordingVision();
 

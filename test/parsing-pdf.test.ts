@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { ParseError, chunkSegments, parseDocument, type ParseInput } from '@lib/knowledge-bases/parsing';
-import { input, makePdf, makeScannedPdf, recordingVision, utf8 } from './parsing-fixtures';
+import {
+  input,
+  makePdf,
+  makeScannedPdf,
+  recordingVision,
+  utf8,
+} from '@test/knowledge-bases/parsing-fixtures';
+import { ROOT } from '@test/helpers/paths';
 
 async function parseError(i: ParseInput): Promise<ParseError> {
   const outcome = await parseDocument(i).then(
@@ -92,7 +99,7 @@ describe('parseDocument: PDF', () => {
   });
 
   it('refuses a password-protected PDF, saying so', async () => {
-    const bytes = readFileSync(join(__dirname, 'fixtures/kb/encrypted.pdf'));
+    const bytes = readFileSync(join(ROOT, 'test/fixtures/kb/encrypted.pdf'));
     const err = await parseError(input('secret.pdf', bytes));
     expect(err.message).to.match(/^secret\.pdf is password-protected; .*unprotected copy/);
   });

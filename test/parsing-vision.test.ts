@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { ParseError, createVisionReader, parseDocument } from '@lib/knowledge-bases/parsing';
-import { lastUserImageUrls, startScriptedLlm, type ScriptedLlm } from './helpers/llm';
-import { makePng, makeScannedPdf } from './parsing-fixtures';
+import { lastUserImageUrls, startScriptedLlm, type ScriptedLlm } from '@test/helpers/llm';
+import { makePng, makeScannedPdf } from '@test/knowledge-bases/parsing-fixtures';
 
 describe('createVisionReader against an OpenAI-compatible server', () => {
   let llm: ScriptedLlm;

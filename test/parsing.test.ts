@@ -5,7 +5,7 @@ import {
   type ParsedDocument,
   type ParseInput,
 } from '@lib/knowledge-bases/parsing';
-import { input, makeDocx, makePng, recordingVision, utf8 } from './parsing-fixtures';
+import { input, makeDocx, makePng, recordingVision, utf8 } from '@test/knowledge-bases/parsing-fixtures';
 
 async function parseError(i: ParseInput): Promise<ParseError> {
   let result: ParsedDocument | undefined;

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { appHtml, uploadArtifact } from './helpers/artifacts';
-import { createTestAgent } from './helpers/agents';
-import { testEnv, type TestEnv } from './helpers/env';
-import { createKb } from './helpers/kb';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { forgeReadOnly, putBodies, readOnlyPart, type Schema } from './helpers/read-only';
+import { appHtml, uploadArtifact } from '@test/helpers/artifacts';
+import { createTestAgent } from '@test/helpers/agents';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { createKb } from '@test/helpers/kb';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { forgeReadOnly, putBodies, readOnlyPart, type Schema } from '@test/helpers/read-only';
 
 type Json = Record<string, unknown>;
 interface Ctx {

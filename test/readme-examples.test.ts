@@ -3,10 +3,9 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { answerSupportTriage } from './helpers/chains';
-import { useClientAndOrg } from './helpers/client';
-
-const ROOT = join(__dirname, '..');
+import { answerSupportTriage } from '@test/helpers/chains';
+import { useClientAndOrg } from '@test/helpers/client';
+import { ROOT } from '@test/helpers/paths';
 
 /** The shell blocks a document marks as runnable (```sh runnable), in order. */
 function runnableBlocks(markdown: string): string[] {

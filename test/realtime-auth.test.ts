@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { io, type Socket } from 'socket.io-client';
 import { TokenService } from '@lib/auth/tokens';
-import { createTestAgent } from './helpers/agents';
-import { testEnv, type TestEnv } from './helpers/env';
-import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
+import { createTestAgent } from '@test/helpers/agents';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { addMember, as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
 
 /** A socket presenting only `Authorization`, as the spec describes WebSocket clients. */
 async function connect(env: TestEnv, token: string, organizationId?: string) {

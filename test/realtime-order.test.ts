@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { createRealtimeEmitter } from '@lib/realtime/emitter';
-import { testEnv, type TestEnv } from './helpers/env';
-import { createTestOrg } from './helpers/org';
-import { connectClient } from './helpers/realtime';
-import { eventually } from './helpers/wait';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { createTestOrg } from '@test/helpers/org';
+import { connectClient } from '@test/helpers/realtime';
+import { eventually } from '@test/helpers/wait';
 
 describe('realtime event order', () => {
   let env: TestEnv;

@@ -4,8 +4,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
-import { mutationTestingWorkerOptions } from './helpers/mutation';
-import { workflowBundle } from './helpers/worker';
+import { mutationTestingWorkerOptions } from '@test/helpers/mutation';
+import { workflowBundle } from '@test/helpers/worker';
+import { ROOT } from '@test/helpers/paths';
 
 // Recorded histories of real runs. Replaying them against today's workflow code fails when a change would
 // break running workflows (non-determinism); such changes need `patched()`. Histories are permanent: never
@@ -13,7 +14,7 @@ import { workflowBundle } from './helpers/worker';
 // (test/helpers/histories.ts), or from a run of `npm start` with
 // .stack/py-*/bin/temporal workflow show -w <workflowId> --output json > test/histories/<name>.json,
 // then add their sums: (cd test/histories && sha256sum <name>.json >> SHA256SUMS).
-const DIR = join(__dirname, 'histories');
+const DIR = join(ROOT, 'test', 'histories');
 
 describe('workflow replay', () => {
   const files = readdirSync(DIR).filter((f) => f.endsWith('.json') && f !== 'workflow-ids.json');

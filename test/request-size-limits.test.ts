@@ -3,9 +3,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { parse } from 'yaml';
-import { appHtml, uploadArtifact } from './helpers/artifacts';
-import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
+import { appHtml, uploadArtifact } from '@test/helpers/artifacts';
+import { closeTestEnv, testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { ROOT } from '@test/helpers/paths';
 
 /*
  * Every array a request body can carry has a maxItems, every open map a maxProperties (openapi.yaml), and the
@@ -32,7 +33,7 @@ type Operation = {
   requestBody?: Schema;
 };
 
-const spec = parse(readFileSync(join(__dirname, '..', 'openapi.yaml'), 'utf8')) as {
+const spec = parse(readFileSync(join(ROOT, 'openapi.yaml'), 'utf8')) as {
   paths: Record<string, Record<string, Operation> & { parameters?: Schema[] }>;
 };
 

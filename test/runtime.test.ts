@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { ROOT } from '@test/helpers/paths';
 
 const run = promisify(execFile);
-const ROOT = join(__dirname, '..');
 
 // `npm test` runs the suite on the node the stack provisions when the machine's own is older than `engines`
 // (stack/provision.mjs: runOnSupportedNode), with that node first on PATH for every process a test starts.

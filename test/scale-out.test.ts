@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
 import request from 'supertest';
 import { workflowIds } from '@contracts';
-import { createTestAgent } from './helpers/agents';
-import { startApiProcess, type ApiProcess } from './helpers/api-process';
-import { testEnv, type TestEnv } from './helpers/env';
-import { createTestOrg } from './helpers/org';
-import { connectClientAt } from './helpers/realtime';
-import { eventually } from './helpers/wait';
-import { startWorkerProcess } from './helpers/worker-process';
+import { createTestAgent } from '@test/helpers/agents';
+import { startApiProcess, type ApiProcess } from '@test/helpers/api-process';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { createTestOrg } from '@test/helpers/org';
+import { connectClientAt } from '@test/helpers/realtime';
+import { eventually } from '@test/helpers/wait';
+import { startWorkerProcess } from '@test/helpers/worker-process';
 
 /** Temporal's task queue types (temporal.api.enums.v1.TaskQueueType). */
 const WORKFLOW_QUEUE = 1;

@@ -8,13 +8,13 @@ import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { ensureScheduleReconciler } from '@lib/schedules/reconciler-schedule';
 import request from 'supertest';
-import { createTestAgent } from './helpers/agents';
-import { createRunnableChain } from './helpers/chains';
-import { recordHistory } from './helpers/histories';
-import { as, type TestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
-import { startTestWorker, useWorkerAndOrg } from './helpers/worker';
-import type { TestEnv } from './helpers/env';
+import { createTestAgent } from '@test/helpers/agents';
+import { createRunnableChain } from '@test/helpers/chains';
+import { recordHistory } from '@test/helpers/histories';
+import { as, type TestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
+import { startTestWorker, useWorkerAndOrg } from '@test/helpers/worker';
+import type { TestEnv } from '@test/helpers/env';
 
 // Fires once a year: a test fires it on purpose, by backfilling (nominal times in the past) or triggering it.
 const YEARLY = '0 0 1 1 *';

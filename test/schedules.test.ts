@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { workflowIds } from '@contracts';
-import { testEnv, type TestEnv } from './helpers/env';
-import { createTestAgent } from './helpers/agents';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { invalidReference } from './helpers/errors';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { createTestAgent } from '@test/helpers/agents';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { invalidReference } from '@test/helpers/errors';
 
 // A cron that fires once a year: nothing fires by itself while the tests run.
 const YEARLY = '0 0 1 1 *';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { startApiProcess } from './helpers/api-process';
-import { testEnv } from './helpers/env';
+import { startApiProcess } from '@test/helpers/api-process';
+import { testEnv } from '@test/helpers/env';
 
 describe('stopping the API process', () => {
   it('exits cleanly when told to stop twice (SIGINT to its group, then SIGTERM from a supervisor)', async function () {

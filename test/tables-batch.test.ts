@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { testEnv } from './helpers/env';
-import { as, createTestOrg } from './helpers/org';
-import { createTable, idsOf, insertBatch, insertRow, listRows } from './tables-fixtures';
+import { testEnv } from '@test/helpers/env';
+import { as, createTestOrg } from '@test/helpers/org';
+import { createTable, idsOf, insertBatch, insertRow, listRows } from '@test/helpers/tables-fixtures';
 
 describe('Custom tables: batch insert and row ids', () => {
   it('inserts the valid rows, skips and reports the invalid ones by index, ids in input order', async () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { testEnv } from './helpers/env';
-import { as, createTestOrg } from './helpers/org';
-import { createTable, idsOf, insertRow, listRows, queryError } from './tables-fixtures';
+import { testEnv } from '@test/helpers/env';
+import { as, createTestOrg } from '@test/helpers/org';
+import { createTable, idsOf, insertRow, listRows, queryError } from '@test/helpers/tables-fixtures';
 
 describe('Custom tables: columns', () => {
   it('renames a column and moves its data: rows, filters, orderBy and writes use the new name at once', async () => {

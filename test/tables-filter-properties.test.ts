@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { testEnv, type TestEnv } from './helpers/env';
-import { createTestOrg, type TestOrg } from './helpers/org';
-import { createTable, idsOf, insertBatch } from './tables-fixtures';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { createTestOrg, type TestOrg } from '@test/helpers/org';
+import { createTable, idsOf, insertBatch } from '@test/helpers/tables-fixtures';
 
 /*
  * The `filters` grammar of GET …/tables/{name}/data against an evaluator written here from the spec's wording:

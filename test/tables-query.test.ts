@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { createTable, idsOf, insertRow, queryError } from './tables-fixtures';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { createTable, idsOf, insertRow, queryError } from '@test/helpers/tables-fixtures';
 
 // Five rows chosen so every operator separates them differently. Ids are 1..5 in this order.
 const ROWS = [

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { testEnv } from './helpers/env';
-import { as, createTestOrg } from './helpers/org';
-import { createTable, idsOf, insertRow, listRows } from './tables-fixtures';
+import { testEnv } from '@test/helpers/env';
+import { as, createTestOrg } from '@test/helpers/org';
+import { createTable, idsOf, insertRow, listRows } from '@test/helpers/tables-fixtures';
 
 describe('Custom tables: rows', () => {
   it('inserts a row: returns it with a generated id, defaults applied and unset fields null', async () => {

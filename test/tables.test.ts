@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { testEnv } from './helpers/env';
-import { as, createTestOrg } from './helpers/org';
-import { createTable, insertRow, LISTING_FIELDS } from './tables-fixtures';
+import { testEnv } from '@test/helpers/env';
+import { as, createTestOrg } from '@test/helpers/org';
+import { createTable, insertRow, LISTING_FIELDS } from '@test/helpers/tables-fixtures';
 
 describe('Custom tables: definitions', () => {
   it('creates a table and returns it with every field as defined', async () => {

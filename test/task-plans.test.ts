@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { workflowIds } from '@contracts';
-import type { ChatRequest } from './helpers/llm';
-import { createTestAgent } from './helpers/agents';
-import type { TestEnv } from './helpers/env';
-import { recordHistory } from './helpers/histories';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { connectClient, type ReceivedEvent } from './helpers/realtime';
-import { stored } from './helpers/store';
-import { eventually, gate } from './helpers/wait';
-import { useWorkerAndOrg } from './helpers/worker';
+import type { ChatRequest } from '@test/helpers/llm';
+import { createTestAgent } from '@test/helpers/agents';
+import type { TestEnv } from '@test/helpers/env';
+import { recordHistory } from '@test/helpers/histories';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { connectClient, type ReceivedEvent } from '@test/helpers/realtime';
+import { stored } from '@test/helpers/store';
+import { eventually, gate } from '@test/helpers/wait';
+import { useWorkerAndOrg } from '@test/helpers/worker';
 
 interface PlanView {
   planId: string;

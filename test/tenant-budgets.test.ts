@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { createRunnableChain, finished, obj, startRun, str } from './helpers/chains';
-import { createKb, settled, uploadFile } from './helpers/kb';
-import { as, type TestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
-import { useWorkerAndOrg } from './helpers/worker';
-import type { TestEnv } from './helpers/env';
+import { createRunnableChain, finished, obj, startRun, str } from '@test/helpers/chains';
+import { createKb, settled, uploadFile } from '@test/helpers/kb';
+import { as, type TestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
+import { useWorkerAndOrg } from '@test/helpers/worker';
+import type { TestEnv } from '@test/helpers/env';
 
 /*
  * Issue 32: what a tenant writes (templates, guards, paths, glob patterns) is refused at save time when it can

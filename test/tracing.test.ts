@@ -14,14 +14,15 @@ import { startTracing, type Tracing } from '@lib/observability/tracing';
 import { createWorker } from '@worker/create-worker';
 import { observabilityWorkerOptions } from '@worker/interceptors';
 import { bundleWorkflows } from '@worker/workflow-bundle';
-import { createRunnableChain, finished } from './helpers/chains';
-import { closeTestEnv, testEnv, type TestEnv } from './helpers/env';
-import { createTestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
+import { createRunnableChain, finished } from '@test/helpers/chains';
+import { closeTestEnv, testEnv, type TestEnv } from '@test/helpers/env';
+import { createTestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
+import { ROOT } from '@test/helpers/paths';
 
 const noop = () => undefined;
 const silentLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
-const HISTORIES = join(__dirname, 'histories');
+const HISTORIES = join(ROOT, 'test', 'histories');
 
 // Registers the process's global OpenTelemetry provider: tracing can be started once per process, so this file
 // holds every test that needs it.

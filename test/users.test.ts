@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import type { TestEnv } from './helpers/env';
-import { addMember, as, createTestOrg, type TestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
-import { invalidReference } from './helpers/errors';
-import { useWorkerAndOrg } from './helpers/worker';
+import type { TestEnv } from '@test/helpers/env';
+import { addMember, as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
+import { invalidReference } from '@test/helpers/errors';
+import { useWorkerAndOrg } from '@test/helpers/worker';
 
 describe('users', () => {
   const suite = useWorkerAndOrg('Users Org');

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { createVectorStore } from '@lib/vectors/create-vector-store';
 import { vectorId } from '@lib/vectors/ids';
 import type { EmbeddingModelRef, VectorRecord, VectorStore } from '@lib/vectors/vector-store';
-import { FakePinecone } from './helpers/fake-pinecone';
+import { FakePinecone } from '@test/helpers/fake-pinecone';
 
 // Two models of different sizes: vectors of one must never be seen through the other.
 const MODEL: EmbeddingModelRef = { id: 'test:model-a', dimensions: 8 };

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { vectorId, vectorIdPrefix } from '@lib/vectors/ids';
 import { PineconeVectorStore } from '@lib/vectors/pinecone';
 import type { EmbeddingModelRef, VectorRecord } from '@lib/vectors/vector-store';
-import { FakePinecone } from './helpers/fake-pinecone';
+import { FakePinecone } from '@test/helpers/fake-pinecone';
 
 const LARGE: EmbeddingModelRef = { id: 'openai:text-embedding-3-small', dimensions: 1536 };
 

@@ -3,11 +3,11 @@ import request from 'supertest';
 import { workflowIds } from '@contracts';
 import { contentDigest, eventDeliveryId, unsignedDeliveryId } from '@lib/webhooks/delivery-ids';
 import { sign } from '@lib/webhooks/signature';
-import { as, type TestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
-import { createMessageWebhook } from './helpers/webhooks';
-import { useWorkerAndOrg } from './helpers/worker';
-import type { TestEnv } from './helpers/env';
+import { as, type TestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
+import { createMessageWebhook } from '@test/helpers/webhooks';
+import { useWorkerAndOrg } from '@test/helpers/worker';
+import type { TestEnv } from '@test/helpers/env';
 
 interface DeliveryItem {
   deliveryId: string;

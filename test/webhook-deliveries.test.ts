@@ -9,13 +9,13 @@ import type { Config } from '@lib/config';
 import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { createTemporalClient } from '@lib/temporal/client';
-import { createTestAgent } from './helpers/agents';
-import { createRunnableChain, userText } from './helpers/chains';
-import { recordHistory } from './helpers/histories';
-import { as, type TestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
-import { startTestWorker, useWorkerAndOrg } from './helpers/worker';
-import type { TestEnv } from './helpers/env';
+import { createTestAgent } from '@test/helpers/agents';
+import { createRunnableChain, userText } from '@test/helpers/chains';
+import { recordHistory } from '@test/helpers/histories';
+import { as, type TestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
+import { startTestWorker, useWorkerAndOrg } from '@test/helpers/worker';
+import type { TestEnv } from '@test/helpers/env';
 
 interface ChainRunItem {
   runId: string;

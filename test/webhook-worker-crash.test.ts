@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
 import request from 'supertest';
 import { workflowIds } from '@contracts';
-import { createRunnableChain, finished } from './helpers/chains';
-import { testEnv } from './helpers/env';
-import { as, createTestOrg } from './helpers/org';
-import { eventually } from './helpers/wait';
-import { startWorkerProcess } from './helpers/worker-process';
+import { createRunnableChain, finished } from '@test/helpers/chains';
+import { testEnv } from '@test/helpers/env';
+import { as, createTestOrg } from '@test/helpers/org';
+import { eventually } from '@test/helpers/wait';
+import { startWorkerProcess } from '@test/helpers/worker-process';
 
 describe('a worker killed while a webhook delivery is being handled', () => {
   const workers: ChildProcess[] = [];

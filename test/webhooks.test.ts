@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import request from 'supertest';
-import { createTestAgent } from './helpers/agents';
-import { testEnv, type TestEnv } from './helpers/env';
-import { as, createTestOrg, type TestOrg } from './helpers/org';
-import { invalidReference } from './helpers/errors';
+import { createTestAgent } from '@test/helpers/agents';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { invalidReference } from '@test/helpers/errors';
 import { TooManyRequestsError } from '@lib/errors';
 import { createLogger } from '@lib/logger';
 import { WebhookRateLimiter } from '@lib/webhooks/rate-limit';

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
 import { workflowIds } from '@contracts';
-import { createTestAgent } from './helpers/agents';
-import { testEnv } from './helpers/env';
-import { as, createTestOrg } from './helpers/org';
-import { connectClient } from './helpers/realtime';
-import { eventually } from './helpers/wait';
-import { startWorkerProcess } from './helpers/worker-process';
+import { createTestAgent } from '@test/helpers/agents';
+import { testEnv } from '@test/helpers/env';
+import { as, createTestOrg } from '@test/helpers/org';
+import { connectClient } from '@test/helpers/realtime';
+import { eventually } from '@test/helpers/wait';
+import { startWorkerProcess } from '@test/helpers/worker-process';
 
 describe('a worker killed in the middle of a turn', () => {
   const workers: ChildProcess[] = [];

@@ -19,9 +19,9 @@ import {
 } from '@contracts';
 import { MAX_AGENT_DEPTH, MAX_TOOL_ROUNDS } from '@workflows/agent-loop';
 import { FRONTEND_TOOL_TIMEOUT, INPUT_SETUP_FRESH_MS } from '@workflows/turn';
-import { mutationTestingWorkerOptions } from './helpers/mutation';
-import { startTimeSkippingEnv } from './helpers/time-skipping';
-import { workflowBundle } from './helpers/worker';
+import { mutationTestingWorkerOptions } from '@test/helpers/mutation';
+import { startTimeSkippingEnv } from '@test/helpers/time-skipping';
+import { workflowBundle } from '@test/helpers/worker';
 
 // The workflows alone, on Temporal's time-skipping test server, with every activity replaced: the loop's bounds
 // and timers are checked exactly, and a five-minute wait takes no real time.

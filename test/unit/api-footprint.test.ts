@@ -1,8 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { expect } from 'chai';
-
-const ROOT = join(__dirname, '..', '..');
+import { ROOT } from '@test/helpers/paths';
 
 describe('what the API process loads', () => {
   it('leaves the OpenTelemetry SDK and Temporal’s tracing interceptors unloaded while tracing is off', () => {

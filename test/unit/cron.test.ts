@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { AppError } from '@lib/errors';
 import { checkCron, minIntervalMinutes, nextFire, parseCron, temporalCronStrings } from '@lib/schedules/cron';
-import { cronExpression, fires, referenceFields, referenceGap, referenceNext } from './cron-reference';
+import {
+  cronExpression,
+  fires,
+  referenceFields,
+  referenceGap,
+  referenceNext,
+} from '@test/schedules/cron-reference';
 
 /** The message of the 400 checkCron answers, or null when it accepts. */
 function refusalOf(expression: string, confirmHighFrequency = false): string | null {

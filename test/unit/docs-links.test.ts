@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { expect } from 'chai';
+import { ROOT } from '@test/helpers/paths';
 
 // Every relative link in the README, docs/ and the benchmark results leads somewhere: the file exists and, when
 // the link names an #anchor, a heading of that file has it (GitHub's slugs). Links to other sites are not checked.
-const ROOT = resolve(__dirname, '..', '..');
 
 function documents(): string[] {
   const docs = readdirSync(join(ROOT, 'docs'))

@@ -4,7 +4,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import type { ModelReply } from '@contracts';
 import { HEARTBEAT_EVERY_MS, streamModel } from '@activities/llm-stream';
 import { createLlmClient } from '@lib/llm';
-import { startScriptedLlm, type ScriptedLlm } from '../helpers/llm';
+import { startScriptedLlm, type ScriptedLlm } from '@test/helpers/llm';
 
 describe('a streaming model call', () => {
   let llm: ScriptedLlm;

@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { parse } from 'yaml';
+import { ROOT } from '@test/helpers/paths';
 
 type Schema = { type?: string; minLength?: number; enum?: unknown[]; pattern?: string; format?: string };
 type Parameter = { $ref?: string; name: string; in: string; schema?: Schema & { $ref?: string } };
 
-const spec = parse(readFileSync(join(__dirname, '..', '..', 'openapi.yaml'), 'utf8')) as {
+const spec = parse(readFileSync(join(ROOT, 'openapi.yaml'), 'utf8')) as {
   paths: Record<string, Record<string, unknown>>;
 };
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import ts from 'typescript';
+import { ROOT } from '@test/helpers/paths';
 
-const ROOT = join(__dirname, '..', '..');
 const COMPILE = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, sourceMap: true };
 const THROWER = "export function boom(): never {\n  throw new Error('boom');\n}\n";
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { supervise, type Supervised } from '@stack/supervise.mjs';
-import { eventually } from '../helpers/wait';
+import { eventually } from '@test/helpers/wait';
 
 // `npm start` (stack/start.mjs) runs the API and the worker under this supervisor: a crash restarts that one
 // process after a backoff, and says so; it never takes the stack down (issue 32). Tiny stand-in processes here.

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { TestEnv } from './helpers/env';
-import { as, type TestOrg } from './helpers/org';
+import type { TestEnv } from './env';
+import { as, type TestOrg } from './org';
 
 /** Fields of every type: the table most table tests use. */
 export const LISTING_FIELDS = [
