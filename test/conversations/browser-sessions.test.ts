@@ -14,7 +14,7 @@ import { as, type TestOrg } from '@test/helpers/org';
 import { connectClient } from '@test/helpers/realtime';
 import { eventually } from '@test/helpers/wait';
 import { useWorkerAndOrg } from '@test/helpers/worker';
-import { SessionView, browserPids, toolResults } from '@test/conversations/browser-site';
+import { type SessionView, browserPids, toolResults } from '@test/conversations/browser-site';
 
 describe('browser sessions', function () {
   this.timeout(120_000);

@@ -1,3 +1,4 @@
+// What the browser-session tests (browser-sessions, browser-session-limits) read about sessions and Chromium.
 import { readdirSync, readFileSync } from 'node:fs';
 import { SESSION_SWITCH } from '@lib/browser-sessions/browser-pool';
 import type { ChatRequest } from '@test/helpers/llm';

@@ -1,3 +1,4 @@
+// How the task-plan tests (task-plans, task-plan-execution) read plans from tool results and events.
 import type { ChatRequest } from '@test/helpers/llm';
 import { type ReceivedEvent } from '@test/helpers/realtime';
 

@@ -6,7 +6,7 @@ import { connectClient } from '@test/helpers/realtime';
 import { stored } from '@test/helpers/store';
 import { eventually } from '@test/helpers/wait';
 import { useWorkerAndOrg } from '@test/helpers/worker';
-import { PlanView, toolResult, planEvents } from '@test/conversations/task-plan-views';
+import { type PlanView, toolResult, planEvents } from '@test/conversations/task-plan-views';
 
 describe('task plans', () => {
   const suite = useWorkerAndOrg('Plan Org');

@@ -9,6 +9,8 @@ import { startTimeSkippingEnv } from '@test/helpers/time-skipping';
 import { workflowBundle } from '@test/helpers/worker';
 import { ORG, callTo, fakeActivities } from '@test/operations/workflow-fakes';
 
+// The workflows alone, on Temporal's time-skipping test server, with every activity replaced: the loop's bounds
+// and timers are checked exactly, and a five-minute wait takes no real time.
 describe('workflows on the time-skipping test server', () => {
   let env: TestWorkflowEnvironment;
   before(async () => {

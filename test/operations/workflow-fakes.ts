@@ -1,3 +1,4 @@
+// The fake activities and turn setups of the time-skipping workflow tests (workflows, workflow-failures).
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import {
@@ -9,8 +10,6 @@ import {
   type TurnSetup,
 } from '@contracts';
 
-// The workflows alone, on Temporal's time-skipping test server, with every activity replaced: the loop's bounds
-// and timers are checked exactly, and a five-minute wait takes no real time.
 export const ORG = 'org_wf';
 export const target = { organizationId: ORG, conversationId: 'cnv_1', userId: 'usr_1' };
 const serverTool: ModelTool = { name: 'lookup', description: 'd', parameters: {}, executor: 'server' };

@@ -30,6 +30,8 @@ const askTool = (agentId: string): ModelTool => ({
   executor: 'agent',
   targetAgentId: agentId,
 });
+// The workflows alone, on Temporal's time-skipping test server, with every activity replaced: the loop's bounds
+// and timers are checked exactly, and a five-minute wait takes no real time.
 describe('workflows on the time-skipping test server', () => {
   let env: TestWorkflowEnvironment;
   before(async () => {
