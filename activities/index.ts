@@ -13,8 +13,11 @@ import { createEtlActivities } from './knowledge-bases/etl';
 import { createIngestionActivities } from './knowledge-bases/ingestion';
 import { createMaintenanceActivities } from './knowledge-bases/maintenance';
 import { createTriggerHandlerActivities } from './triggers/handlers';
-import { createScheduleActivities, schedulePlan } from './triggers/schedules';
-import { createWebhookActivities, webhookPlan } from './triggers/webhooks';
+import { createScheduleActivities } from './triggers/schedules';
+import { createWebhookActivities } from './triggers/webhooks';
+import { schedulePlan } from '@lib/schedules/fire-plan';
+import { webhookPlan } from '@lib/webhooks/delivery-plan';
+import type { TriggerHandlerDeps } from '@lib/triggers/trigger-handlers';
 
 /** What the worker's activities use of the process's dependencies (see lib/deps.ts). */
 export type ActivityDeps = Pick<
@@ -36,6 +39,13 @@ export type ActivityDeps = Pick<
 /** All activities; each feature gets only the dependencies it needs. */
 export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
   const logger = (feature: string) => deps.logger.child({ feature });
+  const triggers: TriggerHandlerDeps = {
+    repos: deps.repos,
+    conversations: deps.services.conversations,
+    chainRuns: deps.services.chainRuns,
+    logger: logger('triggers'),
+    plans: { schedule: schedulePlan(deps.repos), webhook: webhookPlan(deps.repos) },
+  };
   return {
     ...createUserActivities({
       mailer: deps.mailer,
@@ -108,14 +118,8 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
       sync: deps.services.scheduleSync,
       logger: logger('schedules'),
     }),
-    ...createTriggerHandlerActivities({
-      repos: deps.repos,
-      conversations: deps.services.conversations,
-      chainRuns: deps.services.chainRuns,
-      logger: logger('triggers'),
-      plans: { schedule: schedulePlan(deps.repos), webhook: webhookPlan(deps.repos) },
-    }),
-    ...createWebhookActivities({ repos: deps.repos }),
+    ...createTriggerHandlerActivities(triggers),
+    ...createWebhookActivities({ deliveries: deps.services.webhookDeliveries }),
     ...createAnalysisActivities({
       repos: deps.repos,
       llm: deps.llm,

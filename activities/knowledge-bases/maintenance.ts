@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { CopyKnowledgeBaseInput, IngestFileInput, PurgeKnowledgeInput } from '@contracts';
 import type { Embedders } from '@lib/embeddings/embedders';
 import { objectKey, uploadKeyOf, type ObjectStore } from '@lib/knowledge-bases/object-store';
 import type { Repositories } from '@lib/repositories';
 import type { VectorStore } from '@lib/vectors/vector-store';
+import { derivedId } from '@lib/ids';
 
 export interface MaintenanceDeps {
   repos: Repositories;
@@ -13,8 +13,7 @@ export interface MaintenanceDeps {
 }
 
 /** A deterministic id derived from the job and its source, so a retried step finds what it made before. */
-const derivedId = (prefix: string, ...parts: string[]) =>
-  `${prefix}_${createHash('sha256').update(parts.join('\n')).digest('base64url').slice(0, 16)}`;
+const jobDerivedId = (prefix: string, ...parts: string[]) => derivedId(prefix, parts, 16);
 
 export function createMaintenanceActivities(deps: MaintenanceDeps) {
   const modelOf = (kb: { embeddingModel: string; embeddingDimensions: number }) =>
@@ -72,7 +71,7 @@ export function createMaintenanceActivities(deps: MaintenanceDeps) {
       const source = await deps.repos.tenant(input.organizationId).knowledgeBases.get(input.knowledgeBaseId);
       if (!source) return null;
       const dest = deps.repos.tenant(input.toOrganizationId).knowledgeBases;
-      const id = derivedId('kb', input.messageId, input.knowledgeBaseId);
+      const id = jobDerivedId('kb', input.messageId, input.knowledgeBaseId);
       await dest.findOrCreate(id, () =>
         dest.create(id, {
           type: 'ORGANIZATION',
@@ -105,7 +104,7 @@ export function createMaintenanceActivities(deps: MaintenanceDeps) {
         .kbFiles.getIncludingDeleted(input.source.fileId);
       if (!src || src.deletedAt || src.status !== 'READY') return null;
       const files = deps.repos.tenant(input.organizationId).kbFiles;
-      const fileId = derivedId('kbf', input.jobId, input.source.fileId);
+      const fileId = jobDerivedId('kbf', input.jobId, input.source.fileId);
       if (!(await files.getIncludingDeleted(fileId))) {
         await files.create(fileId, {
           knowledgeBaseId: input.knowledgeBaseId,

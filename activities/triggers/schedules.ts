@@ -1,10 +1,10 @@
-import type { ScheduleFireAdmission, ScheduleFireInput, TriggerHandlerInput } from '@contracts';
+import type { ScheduleFireAdmission, ScheduleFireInput } from '@contracts';
 import { BacklogFullError, type Admission } from '@lib/admission/admission';
 import { kindLabel } from '@lib/admission/kinds';
 import type { Logger } from '@lib/logger';
 import type { Repositories } from '@lib/repositories';
 import type { ScheduleSync } from '@lib/schedules/schedule-sync';
-import { handlerRunId, type HandlerPlan } from './handlers';
+import { recordSkipped } from '@lib/triggers/trigger-handlers';
 
 export interface ScheduleActivityDeps {
   repos: Repositories;
@@ -16,42 +16,6 @@ export interface ScheduleActivityDeps {
 /** Changes older than this are the reconciler's; newer ones are still being applied by their request. */
 const RECONCILE_AFTER_MS = 30_000;
 const RECONCILE_BATCH = 500;
-
-function mappingOf(json: string | null | undefined): Record<string, string> {
-  return json ? (JSON.parse(json) as Record<string, string>) : {};
-}
-
-/** What a schedule handler does for the fire at `eventKey`. */
-export function schedulePlan(repos: Repositories) {
-  return async (input: TriggerHandlerInput): Promise<HandlerPlan | null> => {
-    const tenant = repos.tenant(input.organizationId);
-    const [trigger, handler] = await Promise.all([
-      tenant.scheduleTriggers.get(input.parentId),
-      tenant.scheduleHandlers.get(input.parentId, input.handlerId),
-    ]);
-    if (!trigger || !handler) return null;
-    const mapping = mappingOf(handler.inputMappingJson);
-    const base = { handlerType: handler.handlerType, creatorUserId: handler.creatorUserId };
-    if (handler.handlerType === 'agent') {
-      const inputs = Object.keys(mapping).length ? `\n\nInputs: ${JSON.stringify(mapping)}` : '';
-      return {
-        ...base,
-        agent: {
-          agentId: handler.agentId!,
-          title: `${trigger.name} (${input.eventKey})`,
-          message: `${handler.instructions}${inputs}\n\n(Schedule "${trigger.name}", run of ${input.eventKey})`,
-        },
-      };
-    }
-    return {
-      ...base,
-      chain: {
-        actionChainId: (handler.actionChainId ?? handler.workflowId)!,
-        payload: { ...mapping, currentTimestamp: mapping.currentTimestamp ?? input.eventKey },
-      },
-    };
-  };
-}
 
 export function createScheduleActivities(deps: ScheduleActivityDeps) {
   return {
@@ -79,22 +43,15 @@ export function createScheduleActivities(deps: ScheduleActivityDeps) {
         return true;
       } catch (err) {
         if (!(err instanceof BacklogFullError)) throw err;
-        const tenant = deps.repos.tenant(organizationId);
         const statusMessage =
           `skipped: the organization had ${err.limit} ${kindLabel(err.kind)} unfinished, its bound; ` +
           'this fire ran no handler';
-        for (const handler of await tenant.scheduleHandlers.all(triggerId)) {
-          const key = { organizationId, source: 'schedule' as const, parentId: triggerId, eventKey: firedAt };
-          const id = handlerRunId({ ...key, handlerId: handler._id });
-          await tenant.handlerRuns.open(id, {
-            source: 'schedule',
-            parentId: triggerId,
-            eventKey: firedAt,
-            handlerId: handler._id,
-            handlerType: handler.handlerType,
-          });
-          await tenant.handlerRuns.skipped(id, statusMessage);
-        }
+        await recordSkipped(
+          deps.repos,
+          { organizationId, source: 'schedule', parentId: triggerId, eventKey: firedAt },
+          await deps.repos.tenant(organizationId).scheduleHandlers.all(triggerId),
+          statusMessage,
+        );
         deps.logger.warn({ organizationId, triggerId, firedAt, kind: err.kind }, 'schedule fire skipped');
         return false;
       }

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { notFound } from '@lib/errors';
 import type { Repositories } from '@lib/repositories';
 import { checkName, type ContentInput } from './artifact-content';
 import type { ArtifactDoc } from './artifact.schema';
 import type { ArtifactVersions } from './artifact-versions';
 import { currentVersion } from './views';
+import { derivedId } from '@lib/ids';
 
 /** Where an agent tool writes: the conversation of a chat turn, or the chain run of a step. */
 export type ArtifactOwner =
@@ -22,9 +22,6 @@ export type ArtifactToolCall = ArtifactOwner & {
   requestId: string;
   toolCallId: string;
 };
-
-const digest = (...parts: string[]) =>
-  createHash('sha256').update(parts.join('\n')).digest('base64url').slice(0, 22);
 
 /** What the model reads back from an artifact tool. */
 function summary(artifact: ArtifactDoc) {
@@ -80,10 +77,10 @@ export class ToolArtifactsService {
     const name = checkName(args.name);
     const content = this.versions.decode(args);
     const owner = await this.owner(call);
-    const key = digest(call.organizationId, this.ownerKey(call), call.requestId, call.toolCallId);
+    const key = [call.organizationId, this.ownerKey(call), call.requestId, call.toolCallId];
     const { doc } = await this.versions.create(
       call.organizationId,
-      { artifactId: `art_${key}`, versionId: `ver_${key}` },
+      { artifactId: derivedId('art', key), versionId: derivedId('ver', key) },
       { name, ...owner, creatorUserId: call.userId },
       content,
       { createdBy: call.userId, agentId: call.agentId },
@@ -107,7 +104,12 @@ export class ToolArtifactsService {
       content: args.content,
       contentType: args.contentType ?? artifact.contentType,
     });
-    const versionId = `ver_${digest(call.organizationId, this.ownerKey(call), call.requestId, call.toolCallId)}`;
+    const versionId = derivedId('ver', [
+      call.organizationId,
+      this.ownerKey(call),
+      call.requestId,
+      call.toolCallId,
+    ]);
     const updated = await this.versions.append(
       call.organizationId,
       artifact._id,

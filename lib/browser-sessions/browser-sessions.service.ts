@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import {
   WORKFLOWS,
@@ -13,7 +12,7 @@ import type { RequestContext } from '@lib/auth/context';
 import { findOrCreate } from '@lib/db/duplicate-key';
 import { iso } from '@lib/db/view';
 import { AppError, ConflictError, notFound, TooManyRequestsError } from '@lib/errors';
-import { newId } from '@lib/ids';
+import { derivedId, newId } from '@lib/ids';
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import type { Repositories } from '@lib/repositories';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
@@ -225,7 +224,7 @@ export class BrowserSessionsService {
     }
     const [active] = await sessions.listForOwner(owner, true);
     if (active) return active;
-    const derived = `bws_${createHash('sha256').update(callKey).digest('base64url').slice(0, 16)}`;
+    const derived = derivedId('bws', [callKey], 16);
     return this.start(organizationId, owner, derived);
   }
 

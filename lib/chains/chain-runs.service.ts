@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { WORKFLOWS, workflowIds, type ChainRunInput, type ChainRunWorkflow } from '@contracts';
 import type { RequestContext } from '@lib/auth/context';
 import { undoOnFailure, type Admission, type Slot } from '@lib/admission/admission';
 import { createOrFind } from '@lib/db/duplicate-key';
 import { badRequest, conflict, invalidReference, notFound } from '@lib/errors';
-import { newId } from '@lib/ids';
+import { derivedId, newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
@@ -50,7 +49,7 @@ const ADMITTED_AT_START: readonly TriggerType[] = ['api', 'app'];
 
 /** A run id derived from a business key (a trigger's delivery, a tool call): a retry finds the same run. */
 export function derivedRunId(key: string): string {
-  return `run_${createHash('sha256').update(key).digest('base64url').slice(0, 22)}`;
+  return derivedId('run', [key]);
 }
 
 /** Runs of action chains: started by the API, agents, ETL rules, schedules and webhooks. */
@@ -265,6 +264,18 @@ export class ChainRunsService {
       ...parseOrderBy<ChainOrderField>(opts.orderBy, 'created_at'),
     });
     return page(items.map(toRunView), total, opts.offset);
+  }
+
+  /** The status of a run started under a derived id (a trigger handler's), or null when there is none. */
+  async statusOf(organizationId: string, runId: string): Promise<ChainRun['status'] | null> {
+    return (await this.runs(organizationId).get(runId))?.status ?? null;
+  }
+
+  /** Fails a run that stayed pending because every start of it failed: nobody would start it any more. */
+  async failPending(organizationId: string, runId: string, statusMessage: string): Promise<void> {
+    const run = await this.runs(organizationId).get(runId);
+    if (run?.status === 'pending')
+      await this.runs(organizationId).finish(run._id, run.generation, 'failed', statusMessage);
   }
 
   async get(ctx: RequestContext, actionChainId: string, runId: string) {

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { SortOrder } from 'mongoose';
 import { createOrFind } from '@lib/db/duplicate-key';
 import { findPage } from '@lib/db/find-page';
 import { TenantRepository } from '@lib/db/tenant-repository';
 import { pickView } from '@lib/db/view';
-import { nextSeq } from '@lib/ids';
+import { derivedId, nextSeq } from '@lib/ids';
 import { containsPattern, type PageRequest } from '@lib/paging';
 import { conversationModel, type ConversationDoc } from './conversation.schema';
 import { messageModel, type MessageDoc } from './message.schema';
@@ -16,12 +15,9 @@ export const CONVERSATION_ORDER: Record<string, Record<string, SortOrder>> = {
   title: { title: 1 },
 };
 
-const digest = (text: string, length: number) =>
-  createHash('sha256').update(text).digest('base64url').slice(0, length);
-
 /** A turn writes each of its messages once: the message id derives from (conversation, requestId, role). */
 export function messageDocId(conversationId: string, requestId: string, role: string): string {
-  return `msg_${digest(`${conversationId}\n${requestId}\n${role}`, 24)}`;
+  return derivedId('msg', [conversationId, requestId, role], 24);
 }
 
 export function toConversationView(c: ConversationDoc) {
@@ -81,7 +77,7 @@ export class ConversationsRepository extends TenantRepository {
     requestId: string,
     fields: Pick<ConversationDoc, 'agentId' | 'title' | 'creatorUserId' | 'isBrowserTask'>,
   ): Promise<{ doc: ConversationDoc; created: boolean }> {
-    const id = `cnv_${digest(`${this.organizationId}\n${fields.creatorUserId}\n${requestId}`, 20)}`;
+    const id = derivedId('cnv', [this.organizationId, fields.creatorUserId, requestId], 20);
     // Usually a new request: the insert goes first (one round trip), a repeat finds what the first one wrote.
     return createOrFind(
       () => this.get(id),

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { InboundEmailInput, InboundEmailIntake } from '@contracts';
 import type { AgentAccess } from '@lib/agents/agent-access';
 import type { AgentDoc } from '@lib/agents/agent.schema';
@@ -12,6 +11,7 @@ import type { MemberDoc } from '@lib/users/member.schema';
 import { attachmentAllowed, automaticMailReason, stripQuotedReply, threadCandidates, titleOf } from './mime';
 import { parseMail, type InboundMail } from './parse-mail';
 import { unauthenticatedSender } from './sender-authentication';
+import { derivedId } from '@lib/ids';
 
 /** What a user message may hold (the limit of a chat message). */
 const MAX_MESSAGE_CHARS = 100_000;
@@ -191,10 +191,7 @@ export class InboundEmailService {
     const fileIds: string[] = [];
     for (const i of sortAttachments(agent, mail).kept) {
       const a = mail.attachments[i]!;
-      const fileId = `kbf_${createHash('sha256')
-        .update(`${input.organizationId}\n${input.agentId}\n${input.messageKey}\n${i}`)
-        .digest('base64url')
-        .slice(0, 22)}`;
+      const fileId = derivedId('kbf', [input.organizationId, input.agentId, input.messageKey, String(i)]);
       const file = await this.deps.kbFiles.addFromBytes(input.organizationId, knowledgeBaseId, {
         fileId,
         fileName: a.fileName,

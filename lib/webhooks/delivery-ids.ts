@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-
-const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
+import { derivedId } from '@lib/ids';
 
 /**
  * The delivery id of a signed delivery: its event id alone. The signature covers the id and the body, so only
@@ -8,7 +7,7 @@ const digest = (text: string) => createHash('sha256').update(text).digest('base6
  * took their content in were recorded under this id too.
  */
 export function eventDeliveryId(webhookId: string, eventId: string): string {
-  return `whd_${digest(`${webhookId}\n${eventId}`)}`;
+  return derivedId('whd', [webhookId, eventId]);
 }
 
 /**
@@ -24,5 +23,5 @@ export function contentDigest(body: unknown, queryParams: unknown): string {
 
 /** The delivery id of an unsigned delivery with an event id: the same id and the same content are one delivery. */
 export function unsignedDeliveryId(webhookId: string, eventId: string, content: string): string {
-  return `whd_${digest(`${webhookId}\n${eventId}\n${content}`)}`;
+  return derivedId('whd', [webhookId, eventId, content]);
 }

@@ -144,6 +144,28 @@ export class WebhookDeliveriesService {
     return { duplicate: alreadyStarted, deliveryId };
   }
 
+  /** Stores what a delivery received (for the log and its handlers) and returns the handlers to start; none when
+   * the webhook was deleted meanwhile. */
+  async record(input: WebhookDeliveryInput): Promise<string[]> {
+    const webhooks = this.repos.tenant(input.organizationId).webhooks;
+    const [webhook, handlerIds] = await Promise.all([
+      webhooks.get(input.webhookId),
+      webhooks.handlerIds(input.webhookId),
+    ]);
+    if (!webhook) return [];
+    await webhooks.recordDelivery(input.deliveryId, {
+      webhookId: input.webhookId,
+      eventId: input.eventId,
+      receivedAt: new Date(input.receivedAt),
+      requestJson: JSON.stringify(input.request),
+    });
+    return handlerIds;
+  }
+
+  async markDispatched(organizationId: string, deliveryId: string, handlers: number): Promise<void> {
+    await this.repos.tenant(organizationId).webhooks.markDispatched(deliveryId, handlers);
+  }
+
   /**
    * Whether this unsigned content was taken under its event id alone: deliveries accepted before the id took the
    * content in (and any signed one) were recorded as `eventDeliveryId`. The same content there is the same

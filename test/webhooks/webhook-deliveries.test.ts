@@ -3,7 +3,7 @@ import request from 'supertest';
 import { workflowIds } from '@contracts';
 import { createApp } from '@api/app';
 import { createTriggerHandlerActivities } from '@activities/triggers/handlers';
-import { webhookPlan } from '@activities/triggers/webhooks';
+import { webhookPlan } from '@lib/webhooks/delivery-plan';
 import { ChainRunsService } from '@lib/chains/chain-runs.service';
 import type { Config } from '@lib/config';
 import { closeDeps, createDeps } from '@lib/deps';
