@@ -64,7 +64,7 @@ export default tseslint.config(
       'lib/deps.ts',
       'test/helpers/store.ts',
       // the embedded database's own tests (no tenant data: the database itself is under test)
-      'test/embedded-db.test.ts',
+      'test/operations/embedded-db.test.ts',
       'test/helpers/db-format-samples.ts',
       'test/fixtures/embedded-db/**',
       'bench/**',

@@ -1,6 +1,6 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import fc from 'fast-check';
-import { closeTestEnv, forgetTestScript } from './helpers/env';
+import type * as EnvHelper from './helpers/env';
 
 // Workers in tests log only warnings and errors (before any worker is created).
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -8,12 +8,17 @@ Runtime.install({ logger: new DefaultLogger('WARN') });
 // Property tests (fast-check) print the seed of a failure; FC_SEED=<seed> runs them again with it.
 if (process.env.FC_SEED) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
 
+// The test environment helper holds the scripted LLM and the connections. It is read only once a test file has
+// loaded it: until then there is nothing to forget or release, and unit tests never load the whole app for it.
+const envHelper = () =>
+  require.cache[require.resolve('./helpers/env')]?.exports as typeof EnvHelper | undefined;
+
 // Root hooks: each test starts from an unscripted LLM; connections are released once every file has run.
 export const mochaHooks = {
   async afterEach() {
-    await forgetTestScript();
+    await envHelper()?.forgetTestScript();
   },
   async afterAll() {
-    await closeTestEnv();
+    await envHelper()?.closeTestEnv();
   },
 };

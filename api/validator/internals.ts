@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
  * The express-openapi-validator release whose internals the modules of this folder replace or wrap (its `dist/`
  * paths, the shapes of its context and mutator). 5.6.2 is the newest release on the registry. Another installed
  * version stops the API at start (`patchValidator`) until each patch is checked against it: the unit tests beside
- * them (test/unit/route-lookup, route-matchers, parameter-mutation) compare patched and unpatched behaviour.
+ * them (test/api/route-lookup, route-matchers, parameter-mutation .unit.test.ts) compare patched and unpatched behaviour.
  */
 export const PATCHED_VERSION = '5.6.2';
 

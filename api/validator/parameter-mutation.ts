@@ -31,7 +31,7 @@ function dereference(mutator: Mutator, parameter: Parameter): Parameter | undefi
  * query string to an operation whose parameters are all scalar path parameters none of that changes anything (the
  * query is empty; such path parameters come from the route match as they are, their styles were applied when the
  * route's validator was built; only query, header, array and `content` parameters are rewritten). Those requests,
- * most reads, skip it; the validation itself runs as before. test/unit/parameter-mutation.test.ts checks both kinds of request.
+ * most reads, skip it; the validation itself runs as before. test/api/parameter-mutation.unit.test.ts checks both kinds of request.
  */
 export function skipNoopParameterMutation(): void {
   const { RequestParameterMutator } = validatorRequire('./middlewares/parsers/req.parameter.mutator') as {

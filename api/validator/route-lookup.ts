@@ -36,7 +36,7 @@ function shapeOf(expressRoute: string): Shape {
  * count and by their first and third segments (`orgs`, then `chains`, `agents`…), and each group gets the
  * validator's own metadata middleware over a copy of its context that lists only that group's routes, in the
  * original order. A route can only match a path with as many segments and the same literals, so every request
- * reaches the same route, parameters and errors as before (test/unit/route-lookup.test.ts compares the two).
+ * reaches the same route, parameters and errors as before (test/api/route-lookup.unit.test.ts compares the two).
  * Matching is case-insensitive, as the validator's is with Express's default routing.
  */
 export function narrowValidatorRouteLookup(middleware: unknown): void {

@@ -1,0 +1,49 @@
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { createRealtimeEmitter } from '@lib/realtime/emitter';
+import { testEnv, type TestEnv } from '@test/helpers/env';
+import { createTestOrg } from '@test/helpers/org';
+import { connectClient } from '@test/helpers/realtime';
+import { eventually } from '@test/helpers/wait';
+
+describe('realtime event order', () => {
+  let env: TestEnv;
+  before(async () => {
+    env = await testEnv();
+  });
+
+  it("delivers a worker's first events in the order it emitted them, while its Redis connection comes up", async () => {
+    const org = await createTestOrg(env);
+    const client = await connectClient(env, org.organizationId, org.owner.token);
+    // A worker's connection as createDeps makes it: connected by its first command.
+    const redis = new Redis(env.config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    try {
+      const realtime = createRealtimeEmitter(redis);
+      const target = {
+        organizationId: org.organizationId,
+        userId: org.owner.userId,
+        conversationId: 'cnv_order',
+      };
+      // A stream of deltas spread over the connection's start, so some are emitted while it connects, some once
+      // the socket is up but not yet ready (where ioredis wrote PUBLISH ahead of its queue), some once ready.
+      const statuses = new Set<string>();
+      let seq = 0;
+      // Until an event was emitted once the connection was ready (checking the status alone could end the loop
+      // on a connection that became ready after the last emit).
+      while (!statuses.has('ready') || seq < 40) {
+        statuses.add(redis.status);
+        realtime.emit('conversation', target, { type: 'delta', requestId: 'order', seq: seq++, text: 'x' });
+        await new Promise(setImmediate);
+      }
+      expect([...statuses]).to.include.members(['connecting', 'connect', 'ready']);
+      const arrived = await eventually(() => {
+        const got = client.turn('order').map((e) => e.payload.seq as number);
+        return got.length === seq ? got : undefined;
+      });
+      expect(arrived).to.deep.equal(Array.from({ length: seq }, (_, i) => i));
+    } finally {
+      client.close();
+      redis.disconnect();
+    }
+  });
+});
