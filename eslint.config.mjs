@@ -109,6 +109,17 @@ export default tseslint.config(
     },
   },
   {
+    // The chain-step engine knows nothing of Temporal: it throws domain errors (StepFailed, RunSuperseded…) and
+    // is told of its attempt; activities/chains/runs.ts maps them to the failures the workflows know.
+    files: ['lib/chains/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: ['@temporalio/activity', '@temporalio/workflow'], patterns: ['../../*'] },
+      ],
+    },
+  },
+  {
     // Workflow code is replayed: no I/O, no clocks, no randomness outside the Temporal sandbox.
     files: ['workflows/**/*.ts'],
     rules: {

@@ -8,7 +8,7 @@ import { createTurnActivities } from './conversations';
 import { createTaskPlanActivities } from './task-plans';
 import { createToolActivities } from './tools';
 import { createUserActivities } from './users';
-import { createChainActivities } from './chains/runs';
+import { createChainActivities, type ChainActivityDeps } from './chains/runs';
 import { createEtlActivities } from './knowledge-bases/etl';
 import { createIngestionActivities } from './knowledge-bases/ingestion';
 import { createMaintenanceActivities } from './knowledge-bases/maintenance';
@@ -35,6 +35,25 @@ export type ActivityDeps = Pick<
   | 'vectors'
   | 'temporal'
 >;
+
+/** What the chain activities use: tests build them with another run store from it. */
+export function chainActivityDeps(deps: ActivityDeps, logger: ActivityDeps['logger']): ChainActivityDeps {
+  return {
+    repos: deps.repos,
+    llm: deps.llm,
+    logger,
+    chains: deps.config.chains,
+    runs: deps.services.chainRuns,
+    taskPlans: deps.services.taskPlans,
+    credits: deps.services.credits,
+    artifacts: deps.services.toolArtifacts,
+    tables: deps.services.tables,
+    outbound: deps.outbound,
+    browserSessions: deps.services.browserSessions,
+    knowledge: deps.services.kbSearch,
+    temporal: deps.temporal,
+  };
+}
 
 /** All activities; each feature gets only the dependencies it needs. */
 export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
@@ -91,21 +110,7 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
       mailer: deps.mailer,
       logger: logger('email-agents'),
     }),
-    ...createChainActivities({
-      repos: deps.repos,
-      llm: deps.llm,
-      logger: logger('chains'),
-      chains: deps.config.chains,
-      runs: deps.services.chainRuns,
-      taskPlans: deps.services.taskPlans,
-      credits: deps.services.credits,
-      artifacts: deps.services.toolArtifacts,
-      tables: deps.services.tables,
-      outbound: deps.outbound,
-      browserSessions: deps.services.browserSessions,
-      knowledge: deps.services.kbSearch,
-      temporal: deps.temporal,
-    }),
+    ...createChainActivities(chainActivityDeps(deps, logger('chains'))),
     ...createEtlActivities({
       repos: deps.repos,
       conversations: deps.services.conversations,

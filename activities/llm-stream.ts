@@ -1,30 +1,11 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
-import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { FAILURES, type AgentLoopSetup, type ChatMessage, type ModelReply, type ModelTool } from '@contracts';
+import type { ChatCompletionTool } from 'openai/resources/chat/completions';
+import { FAILURES, type AgentLoopSetup, type ModelReply, type ModelTool } from '@contracts';
 import { isReasoningModel } from '@lib/llm';
+import { rejectionOf, toOpenAiMessages } from '@lib/llm-messages';
 
-export function toOpenAiMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {
-  return messages.map((m): ChatCompletionMessageParam => {
-    if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
-    if (m.role === 'assistant') {
-      return {
-        role: 'assistant',
-        content: m.content,
-        ...(m.toolCalls?.length
-          ? {
-              tool_calls: m.toolCalls.map((t) => ({
-                id: t.id,
-                type: 'function' as const,
-                function: { name: t.name, arguments: t.arguments },
-              })),
-            }
-          : {}),
-      };
-    }
-    return { role: m.role, content: m.content };
-  });
-}
+export { toOpenAiMessages };
 
 function toOpenAiTools(tools: ModelTool[]): ChatCompletionTool[] | undefined {
   if (!tools.length) return undefined;
@@ -34,16 +15,10 @@ function toOpenAiTools(tools: ModelTool[]): ChatCompletionTool[] | undefined {
   }));
 }
 
-/** 4xx answers other than 408/409/429 will fail the same way again: stop retrying them. */
+/** Stops retrying a call the model refused for good (rejectionOf); anything else is thrown as it is. */
 export function classify(err: unknown): never {
-  if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
-    const retryable = err.status === 408 || err.status === 409 || err.status === 429 || err.status >= 500;
-    if (!retryable)
-      throw ApplicationFailure.nonRetryable(
-        `the model rejected the request (${err.status}): ${err.message}`,
-        FAILURES.llmRequestRejected,
-      );
-  }
+  const rejection = rejectionOf(err);
+  if (rejection) throw ApplicationFailure.nonRetryable(rejection, FAILURES.llmRequestRejected);
   throw err;
 }
 

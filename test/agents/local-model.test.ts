@@ -1,8 +1,6 @@
 import { expect } from 'chai';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
 import type { ChatToolCall } from '@contracts';
-import { answerStep, type StepAnswer, type StepModelRequest } from '@activities/chains/step-model';
+import { answerStep, type StepAnswer, type StepModelRequest } from '@lib/chains/engine/step-model';
 import { validatorFor } from '@lib/chains/step-fields';
 import { localModelOf } from '@lib/llm';
 import { createTestAgent } from '@test/helpers/agents';
@@ -10,6 +8,9 @@ import { localModelTestEnv } from '@test/helpers/env';
 import { as } from '@test/helpers/org';
 import { connectClient } from '@test/helpers/realtime';
 import { useWorkerAndOrg } from '@test/helpers/worker';
+
+/** The model call outside an activity: nothing to tell Temporal. */
+const noHeartbeat = { heartbeat: () => undefined };
 
 // The real local model (Gemma 3 270M on node-llama-cpp's CPU binary) answering through the service: no
 // scripted answers. What it says is not asserted beyond being there and, for structured output, fitting its
@@ -24,11 +25,11 @@ describe('the local model as the chat provider', function () {
     request: Omit<StepModelRequest, 'model' | 'reasoning'>,
     runTool: (call: ChatToolCall) => Promise<string>,
   ): Promise<StepAnswer> =>
-    new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') }).run(
-      answerStep,
+    answerStep(
       suite.env.deps.llm,
       { model: 'gpt-4o-mini', reasoning: 'none', ...request },
       runTool,
+      noHeartbeat,
     );
 
   it('is the provider of an environment with LLM_PROVIDER=local, even with an OpenAI key set', () => {

@@ -6,8 +6,8 @@ import { createTestOrg, type TestOrg } from '@test/helpers/org';
 import { startTestWorker } from '@test/helpers/worker';
 
 /**
- * A worker keeps an execution's state between its steps (activities/chains/execution-cache.ts). These tests
- * write the run behind its back, as another worker or a re-run would, while a step waits for its model.
+ * A worker keeps an execution's state between its steps (lib/chains/engine/write-behind-run-store.ts). These
+ * tests write the run behind its back, as another worker or a re-run would, while a step waits for its model.
  */
 describe('action chain runs: the worker’s copy of an execution', function () {
   this.timeout(120_000);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { ChainStepInput, ChainStepOutcome, UnwrittenStep } from '@contracts';
 import { createActivities } from '@activities/index';
-import { MAX_UNWRITTEN_CHARS } from '@activities/chains/runs';
+import { MAX_UNWRITTEN_CHARS } from '@lib/chains/engine/step-runner';
 import { createRunnableChain, obj, userText } from '@test/helpers/chains';
 import { plannedExecution, runActivity, within } from '@test/helpers/chain-steps';
 import { holdBack } from '@test/helpers/held-repos';

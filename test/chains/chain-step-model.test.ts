@@ -1,9 +1,10 @@
 import { expect } from 'chai';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
-import { answerStep, type StepAnswer, type StepModelRequest } from '@activities/chains/step-model';
+import { answerStep, type StepAnswer, type StepModelRequest } from '@lib/chains/engine/step-model';
 import { createLlmClient } from '@lib/llm';
 import { startScriptedLlm, type ScriptedLlm } from '@test/helpers/llm';
+
+/** The model call outside an activity: nothing to tell Temporal. */
+const noHeartbeat = { heartbeat: () => undefined };
 
 describe('a chain step asking the model', () => {
   let llm: ScriptedLlm;
@@ -14,8 +15,7 @@ describe('a chain step asking the model', () => {
   beforeEach(() => llm.reset());
 
   const ask = (req: Partial<StepModelRequest>): Promise<StepAnswer> =>
-    new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') }).run(
-      answerStep,
+    answerStep(
       createLlmClient({ baseUrl: llm.baseURL, apiKey: llm.apiKey }),
       {
         model: 'gpt-4o-mini',
@@ -27,6 +27,7 @@ describe('a chain step asking the model', () => {
         ...req,
       },
       () => Promise.resolve(''),
+      noHeartbeat,
     );
 
   it("passes the step's reasoning effort to reasoning models, and none to others", async () => {

@@ -1,9 +1,6 @@
 import { expect } from 'chai';
-import {
-  ExecutionCache,
-  MAX_CACHED_STATE_CHARS,
-  type ExecutionSnapshot,
-} from '@activities/chains/execution-cache';
+import { ExecutionCache, MAX_CACHED_STATE_CHARS } from '@lib/chains/engine/execution-cache';
+import type { ExecutionSnapshot } from '@lib/chains/engine/execution-snapshot';
 
 const input = (runId: string) => ({ organizationId: 'org_1', runId, generation: 1 });
 const snapshot = (stateChars: number) => ({ stateChars, version: 0 }) as unknown as ExecutionSnapshot;

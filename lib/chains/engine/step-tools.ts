@@ -1,12 +1,4 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
-import {
-  FAILURES,
-  WORKFLOWS,
-  workflowIds,
-  type AgentCallInput,
-  type ChatToolCall,
-  type ModelTool,
-} from '@contracts';
+import { WORKFLOWS, workflowIds, type AgentCallInput, type ChatToolCall, type ModelTool } from '@contracts';
 import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
 import type { KbSearchService } from '@lib/knowledge-bases/kb-search.service';
 import {
@@ -19,6 +11,7 @@ import type { TenantRepositories } from '@lib/repositories';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
 import { findTool, modelToolOf, resolveToolConfiguration } from '@lib/tools/registry';
 import type { ToolRunDeps } from '@lib/tools/tool-spec';
+import type { Attempt } from './attempt';
 
 export interface StepToolDeps extends ToolRunDeps {
   knowledge: Pick<KbSearchService, 'searchForStep'>;
@@ -57,6 +50,7 @@ export async function loadStepTools(
   chainRun: StepRunRef,
   callScope: string,
   deps: StepToolDeps,
+  attempt: Pick<Attempt, 'heartbeat'>,
 ): Promise<StepTools> {
   const { actionChainId } = chainRun;
   const configs = new Map<string, Record<string, unknown> | null>();
@@ -109,7 +103,7 @@ export async function loadStepTools(
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       attributes: { organizationId, agentId },
     });
-    const beat = setInterval(() => Context.current().heartbeat(), 2000);
+    const beat = setInterval(() => attempt.heartbeat(), 2000);
     try {
       return (await deps.temporal.client.workflow.getHandle(workflowId).result()) as string;
     } finally {
@@ -161,8 +155,7 @@ export async function loadStepTools(
       try {
         return JSON.stringify(await run(call, element === undefined ? callScope : `${callScope}-${element}`));
       } catch (err) {
-        if (err instanceof ApplicationFailure && err.type === FAILURES.toolInput)
-          return JSON.stringify({ error: err.message });
+        // A tool's refusal of its input and its failure alike: the model reads the message and may try again.
         return JSON.stringify({ error: (err as Error).message });
       }
     },

@@ -1,12 +1,13 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ErrorObject } from 'ajv';
 import type OpenAI from 'openai';
 import type { ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
-import { FAILURES, type ChatMessage, type ChatToolCall, type ModelTool } from '@contracts';
+import type { ChatMessage, ChatToolCall, ModelTool } from '@contracts';
 import { validatorFor } from '@lib/chains/step-fields';
 import { jsonDepth, MAX_JSON_DEPTH } from '@lib/json-depth';
 import { isReasoningModel } from '@lib/llm';
-import { classify, toOpenAiMessages } from '../llm-stream';
+import { rejectionOf, toOpenAiMessages } from '@lib/llm-messages';
+import type { Attempt } from './attempt';
+import { ModelRejected, StepFailed, type Spent } from './errors';
 
 /** Model/tool rounds of one step before it must answer without tools. */
 export const STEP_TOOL_ROUNDS = 8;
@@ -23,30 +24,17 @@ export interface StepModelRequest {
   outputSchemaJson: string | null;
 }
 
-export interface StepAnswer {
+/** The answer, and its model calls with their token usage (what the step pays for). */
+export interface StepAnswer extends Spent {
   /** the parsed answer (outputSchema), or the text */
   value: unknown;
-  modelCalls: number;
-  usage: Array<{ model: string; promptTokens: number; completionTokens: number }>;
-}
-
-/** What a step's model calls cost before it failed: the failure carries it, so the calls are paid for. */
-type Spent = Pick<StepAnswer, 'modelCalls' | 'usage'>;
-
-const stepFailed = (message: string, spent?: Spent) =>
-  ApplicationFailure.nonRetryable(message, FAILURES.chainStepFailed, ...(spent ? [spent] : []));
-
-/** The model calls a failed step made (none when it failed before asking, or for another reason). */
-export function spentBefore(err: unknown): Spent | null {
-  const spent = err instanceof ApplicationFailure ? (err.details?.[0] as Spent | undefined) : undefined;
-  return spent && Array.isArray(spent.usage) ? spent : null;
 }
 
 function toolChoiceOf(choice: string | null, tools: ModelTool[]): ChatCompletionToolChoiceOption | undefined {
   if (!tools.length || !choice) return undefined;
   if (choice === 'auto' || choice === 'required' || choice === 'none') return choice;
   if (!tools.some((t) => t.name === choice))
-    throw stepFailed(
+    throw new StepFailed(
       `toolChoice names ${choice}, which is not attached to the step (attached: ${tools.map((t) => t.name).join(', ') || 'none'})`,
     );
   return { type: 'function', function: { name: choice } };
@@ -65,11 +53,12 @@ export async function answerStep(
   llm: OpenAI,
   req: StepModelRequest,
   runTool: (call: ChatToolCall) => Promise<string>,
+  attempt: Pick<Attempt, 'heartbeat' | 'signal'>,
 ): Promise<StepAnswer> {
   // A model call that is not streamed says nothing for a while: the beat tells Temporal the worker is alive.
-  const beat = setInterval(() => Context.current().heartbeat(), 3000);
+  const beat = setInterval(() => attempt.heartbeat(), 3000);
   try {
-    return await answer(llm, req, runTool);
+    return await answer(llm, req, runTool, attempt.signal);
   } finally {
     clearInterval(beat);
   }
@@ -79,6 +68,7 @@ async function answer(
   llm: OpenAI,
   req: StepModelRequest,
   runTool: (call: ChatToolCall) => Promise<string>,
+  signal: AbortSignal | undefined,
 ): Promise<StepAnswer> {
   const messages = [...req.messages];
   const outputSchema = req.outputSchemaJson
@@ -119,10 +109,11 @@ async function answer(
             ? { reasoning_effort: req.reasoning as 'low' | 'medium' | 'high' }
             : {}),
         },
-        { signal: Context.current().cancellationSignal },
+        { signal },
       );
     } catch (err) {
-      classify(err);
+      const rejection = rejectionOf(err);
+      throw rejection ? new ModelRejected(rejection) : err;
     }
     modelCalls++;
     // No heartbeat here: the interval in answerStep beats while the step runs longer than its period, and a
@@ -178,11 +169,9 @@ async function answer(
       },
     );
   }
-  throw stepFailed(
+  const spent: Spent = { modelCalls, usage };
+  throw new StepFailed(
     `the answer did not fit the output schema after ${OUTPUT_ATTEMPTS} attempts: ${problems}`,
-    {
-      modelCalls,
-      usage,
-    },
+    spent,
   );
 }
