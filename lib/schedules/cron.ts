@@ -1,4 +1,3 @@
-import { Cron } from 'croner';
 import { badRequest } from '@lib/errors';
 
 /** The five fields of a cron expression, in order, with the values each accepts (all schedules run in UTC). */
@@ -51,7 +50,7 @@ export interface CronFields {
   dayOfMonth: number[];
   month: number[];
   dayOfWeek: number[];
-  /** day-of-month and day-of-week are both other than `*`: a day matches either (as croner and most crons do) */
+  /** day-of-month and day-of-week are both other than `*`: a day matches either (as most crons do) */
   eitherDay: boolean;
   parts: string[];
 }
@@ -133,20 +132,29 @@ export function checkCron(expression: string, confirmHighFrequency: boolean): Cr
 }
 
 /**
- * The next fire after `from` (UTC), or null when the expression does not parse or never fires. croner is given
- * the values each field selects, not the text: it refuses a stepped number (`0/5`), which cron and this parser
- * read as "from 0 to the end of the range". A `*` stays `*`, since croner, like us, lets a day match either
- * day field only when neither is `*`.
+ * The next fire after `from` (UTC), or null when the expression does not parse or never fires: the first fire
+ * minute, day by day over one calendar cycle. Computed here rather than by a cron library: croner 11.0.0 skipped
+ * the first days of a month after one that lacks a listed day (`0 0 1,31 * *` after 26 February gave 31 March).
  */
 export function nextFire(expression: string, from: Date): Date | null {
+  let f: CronFields;
   try {
-    const f = parseCron(expression);
-    const selected = [f.minute, f.hour, f.dayOfMonth, f.month, f.dayOfWeek];
-    const pattern = f.parts.map((part, i) => (part === '*' ? '*' : selected[i]!.join(','))).join(' ');
-    return new Cron(pattern, { timezone: 'UTC', paused: true, domAndDow: false }).nextRun(from);
+    f = parseCron(expression);
   } catch {
     return null;
   }
+  const start = (Math.floor(from.getTime() / 60_000) + 1) * 60_000;
+  const firstDay = Math.floor(start / DAY_MS) * DAY_MS;
+  for (let i = 0; i <= CALENDAR_CYCLE_DAYS; i++) {
+    const day = new Date(firstDay + i * DAY_MS);
+    if (!dayFires(f, day)) continue;
+    for (const hour of f.hour)
+      for (const minute of f.minute) {
+        const at = day.getTime() + hour * 3_600_000 + minute * 60_000;
+        if (at >= start) return new Date(at);
+      }
+  }
+  return null;
 }
 
 /**

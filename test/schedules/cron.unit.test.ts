@@ -130,6 +130,20 @@ describe('cron expressions (schedules)', () => {
     expect(nextFire('61 * * * *', at('2026-03-10T10:00:00Z'))).to.equal(null);
   });
 
+  it('finds the first days of a month after one that lacks a listed day, and none for a cron that never fires', () => {
+    // croner 11.0.0 answered 2031-03-31 and 2031-03-02 here (the property test below found the second).
+    expect(nextFire('0 0 1,31 * *', at('2031-02-26T23:00:00Z'))?.toISOString()).to.equal(
+      '2031-03-01T00:00:00.000Z',
+    );
+    expect(nextFire('0 */1 */5 *,1 0', at('2031-02-26T23:00:00Z'))?.toISOString()).to.equal(
+      '2031-03-01T00:00:00.000Z',
+    );
+    expect(nextFire('30 9 * * *', at('2031-02-26T09:30:00Z'))?.toISOString()).to.equal(
+      '2031-02-27T09:30:00.000Z',
+    );
+    expect(nextFire('0 0 31 2 *', at('2031-02-26T23:00:00Z'))).to.equal(null);
+  });
+
   describe('properties against a plain evaluator (fast-check; a failure prints its seed)', () => {
     it('selects the values the reference expansion selects, field by field', () => {
       fc.assert(
