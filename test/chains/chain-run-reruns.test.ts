@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { WORKFLOWS, workflowIds } from '@contracts';
 import { recordHistory } from '@test/helpers/histories';
-import { closeTestEnv, testEnv, type TestEnv } from '@test/helpers/env';
+import type { TestEnv } from '@test/helpers/env';
 import {
   createRunnableChain,
   finished,
@@ -15,26 +15,15 @@ import {
 import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
 import { invalidReference } from '@test/helpers/errors';
 import { eventually } from '@test/helpers/wait';
-import { startTestWorker } from '@test/helpers/worker';
+import { useChainRunSuite } from '@test/chains/chain-run-suite';
 
 describe('action chain runs', function () {
   this.timeout(120_000);
+  const suite = useChainRunSuite();
   let env: TestEnv;
   let org: TestOrg;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
-  before(async () => {
-    env = await testEnv();
-    // Small fan-out slices, so a handful of elements already spans several child workflows.
-    worker = await startTestWorker({
-      config: { ...env.config, chains: { ...env.config.chains, fanOutBatch: 2, fanOutConcurrency: 2 } },
-    });
-  });
-  after(async () => {
-    await worker.stop();
-    await closeTestEnv();
-  });
-  beforeEach(async () => {
-    org = await createTestOrg(env, 'Chain Runs Org');
+  beforeEach(() => {
+    ({ env, org } = suite);
   });
 
   async function stepIdOf(chainId: string, stepOrder: number) {

@@ -1,30 +1,19 @@
 import { expect } from 'chai';
 import { workflowIds } from '@contracts';
 import { recordHistory } from '@test/helpers/histories';
-import { closeTestEnv, testEnv, type TestEnv } from '@test/helpers/env';
+import type { TestEnv } from '@test/helpers/env';
 import { createRunnableChain, obj, runToEnd, str, userText } from '@test/helpers/chains';
 import type { ChatRequest } from '@test/helpers/llm';
-import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
-import { startTestWorker } from '@test/helpers/worker';
+import { as, type TestOrg } from '@test/helpers/org';
+import { useChainRunSuite } from '@test/chains/chain-run-suite';
 
 describe('action chain runs', function () {
   this.timeout(120_000);
+  const suite = useChainRunSuite();
   let env: TestEnv;
   let org: TestOrg;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
-  before(async () => {
-    env = await testEnv();
-    // Small fan-out slices, so a handful of elements already spans several child workflows.
-    worker = await startTestWorker({
-      config: { ...env.config, chains: { ...env.config.chains, fanOutBatch: 2, fanOutConcurrency: 2 } },
-    });
-  });
-  after(async () => {
-    await worker.stop();
-    await closeTestEnv();
-  });
-  beforeEach(async () => {
-    org = await createTestOrg(env, 'Chain Runs Org');
+  beforeEach(() => {
+    ({ env, org } = suite);
   });
 
   it('runs steps in order: instructions rendered over the state, answers in the output schema', async () => {

@@ -1,67 +1,18 @@
 import { expect } from 'chai';
 import { workflowIds } from '@contracts';
-import { createTestAgent } from '@test/helpers/agents';
 import type { TestEnv } from '@test/helpers/env';
 import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
 import { stored } from '@test/helpers/store';
 import { eventually } from '@test/helpers/wait';
-import { useWorkerAndOrg } from '@test/helpers/worker';
-
-interface AnalysisView {
-  analysisId: string;
-  conversationId: string;
-  agentId: string;
-  creatorUserId: string;
-  title: string;
-  description: string;
-  status: string;
-  run: number;
-  result: string | null;
-  artifactId: string | null;
-  artifactVersionId: string | null;
-  error: string | null;
-  startedAt: string | null;
-  completedAt: string | null;
-}
+import { useAnalysisSuite } from '@test/conversations/analysis-suite';
 
 describe('analyses', () => {
-  const suite = useWorkerAndOrg('Analysis Org');
+  const { suite, analysisPath, conversationWithAgent, create, read, finished } = useAnalysisSuite();
   let env: TestEnv;
   let org: TestOrg;
   beforeEach(() => {
     ({ env, org } = suite);
   });
-
-  const analysisPath = (conversationId: string, suffix = '') =>
-    org.path(`/conversations/${conversationId}/analysis${suffix}`);
-
-  async function conversationWithAgent(instructions = 'You are a careful analyst.') {
-    const agent = await createTestAgent(env, org.organizationId, { instructions });
-    const conv = await as(env, org.owner.token)
-      .post(org.path('/conversations'), { agentId: agent.agentId })
-      .expect(201);
-    return { ...agent, conversationId: conv.body.conversationId as string };
-  }
-
-  async function create(conversationId: string, body: object = { title: 'Q', description: 'D' }) {
-    const res = await as(env, org.owner.token).post(analysisPath(conversationId), body);
-    expect(res.status, JSON.stringify(res.body)).to.equal(201);
-    return res.body as AnalysisView;
-  }
-
-  const read = async (conversationId: string, analysisId: string) =>
-    (
-      await as(env, org.owner.token)
-        .get(analysisPath(conversationId, `/${analysisId}`))
-        .expect(200)
-    ).body as AnalysisView;
-
-  /** Waits until the analysis is in a final state. */
-  const finished = (conversationId: string, analysisId: string) =>
-    eventually(async () => {
-      const a = await read(conversationId, analysisId);
-      return ['completed', 'failed', 'cancelled'].includes(a.status) ? a : undefined;
-    }, 60_000);
 
   it('records a failed run with the reason, and a run cancelled outside the API as cancelled', async () => {
     const { model, conversationId } = await conversationWithAgent();

@@ -1,113 +1,24 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { workflowIds } from '@contracts';
 import { BrowserSessionsService } from '@lib/browser-sessions/browser-sessions.service';
-import { createTestAgent } from '@test/helpers/agents';
 import { createRunnableChain, finished, startRun } from '@test/helpers/chains';
 import type { TestEnv } from '@test/helpers/env';
 import { recordHistory } from '@test/helpers/histories';
-import type { ChatRequest } from '@test/helpers/llm';
 import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
-import { connectClient } from '@test/helpers/realtime';
 import { eventually } from '@test/helpers/wait';
-import { useWorkerAndOrg } from '@test/helpers/worker';
+import { useBrowserSuite } from '@test/conversations/browser-suite';
 import { type SessionView, browserPids, toolResults } from '@test/conversations/browser-site';
 
 describe('browser sessions', function () {
   this.timeout(120_000);
-  const suite = useWorkerAndOrg('Browser Org');
+  const { suite, sessionsPath, browsingAgent, script, browserTask, list } = useBrowserSuite();
   let env: TestEnv;
   let org: TestOrg;
-  let site: Server;
   let origin: string;
-  let port: number;
-
-  before(async () => {
-    site = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      res.setHeader('content-type', 'text/html');
-      if (url.pathname === '/')
-        return res.end(
-          `<title>Shop</title><h1>Welcome to the test shop</h1><input id="q">` +
-            `<button id="go" onclick="location='/result?q='+encodeURIComponent(document.getElementById('q').value)">Go</button>`,
-        );
-      if (url.pathname === '/result')
-        return res.end(`<title>Result</title><p id="r">You searched for ${url.searchParams.get('q')}</p>`);
-      if (url.pathname === '/redirect') {
-        res.statusCode = 302;
-        res.setHeader('location', `http://localhost:${port}/secret`);
-        return res.end();
-      }
-      res.end('secret');
-    });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    port = (site.address() as AddressInfo).port;
-    origin = `http://127.0.0.1:${port}`;
-  });
-  after(() => site.close());
   beforeEach(() => {
-    ({ env, org } = suite);
+    ({ env, org, origin } = suite);
   });
-
-  const sessionsPath = (conversationId: string, suffix = '') =>
-    org.path(`/conversations/${conversationId}/browser-sessions${suffix}`);
-
-  async function browsingAgent(allowedHosts = ['127.0.0.1']) {
-    const agent = await createTestAgent(env, org.organizationId);
-    await as(env, org.admin.token)
-      .post(org.path(`/agents/${agent.agentId}/tools`), {
-        toolCode: 'browse',
-        configuration: { allowedHosts },
-      })
-      .expect(201);
-    return agent;
-  }
-
-  /**
-   * Scripts the agent's model: one browse call per round (its arguments, or a function of the model request that
-   * returns them), then a final answer.
-   */
-  function script(model: string, calls: Array<object | ((body: ChatRequest) => Promise<object>)>) {
-    calls.forEach((args, i) => {
-      const call = (a: object) => ({ toolCalls: [{ id: `call_b${i}`, name: 'browse', arguments: a }] });
-      env.llm.on(
-        { model },
-        typeof args === 'function' ? async (body) => call(await args(body)) : call(args),
-        1,
-      );
-    });
-    let seen: Record<string, unknown>[] = [];
-    env.llm.on(
-      { model },
-      (body) => {
-        seen = toolResults(body);
-        return { content: 'done' };
-      },
-      1,
-    );
-    return () => seen;
-  }
-
-  async function browserTask(agentId: string, isBrowserTask = true) {
-    const client = await connectClient(env, org.organizationId, org.owner.token);
-    try {
-      const res = await as(env, org.owner.token)
-        .post(org.path('/conversations'), { agentId, message: 'Find shoes', isBrowserTask })
-        .expect(201);
-      const { conversationId, requestId } = res.body as { conversationId: string; requestId: string };
-      await client.waitFor((e) => e.payload.requestId === requestId && e.payload.type === 'message', 90_000);
-      return conversationId;
-    } finally {
-      client.close();
-    }
-  }
-
-  async function list(conversationId: string, token = org.owner.token) {
-    return (await as(env, token).get(sessionsPath(conversationId)).expect(200)).body
-      .browserSessions as SessionView[];
-  }
 
   it('limits active sessions per organization (429), refuses non-browser tasks (409), bad input (400) and other organizations (404)', async () => {
     const { agentId } = await browsingAgent();

@@ -7,41 +7,16 @@ import { as, type TestOrg } from '@test/helpers/org';
 import { connectClient } from '@test/helpers/realtime';
 import { stored } from '@test/helpers/store';
 import { eventually, gate } from '@test/helpers/wait';
-import { useWorkerAndOrg } from '@test/helpers/worker';
+import { useTaskPlanSuite } from '@test/conversations/task-plan-suite';
 import { type PlanView, toolResult, planEvents } from '@test/conversations/task-plan-views';
 
 describe('task plans', () => {
-  const suite = useWorkerAndOrg('Plan Org');
+  const { suite, plansPath, planningAgent, conversationTurn, replyEvent } = useTaskPlanSuite();
   let env: TestEnv;
   let org: TestOrg;
   beforeEach(() => {
     ({ env, org } = suite);
   });
-
-  const plansPath = (conversationId: string, suffix = '') =>
-    org.path(`/conversations/${conversationId}/task-plans${suffix}`);
-
-  async function planningAgent() {
-    const agent = await createTestAgent(env, org.organizationId);
-    await as(env, org.admin.token)
-      .post(org.path(`/agents/${agent.agentId}/tools`), { toolCode: 'task_plan', configuration: {} })
-      .expect(201);
-    return agent;
-  }
-
-  /** A new conversation of the owner with an agent, and a turn of it that writes plans directly. */
-  async function conversationTurn(requestId: string) {
-    const { agentId } = await createTestAgent(env, org.organizationId);
-    const conv = await as(env, org.owner.token).post(org.path('/conversations'), { agentId }).expect(201);
-    const conversationId = conv.body.conversationId as string;
-    return {
-      conversationId,
-      turn: { organizationId: org.organizationId, agentId, conversationId, requestId },
-    };
-  }
-
-  const replyEvent = (client: Awaited<ReturnType<typeof connectClient>>, requestId: string) =>
-    client.waitFor((e) => e.payload.requestId === requestId && e.payload.type === 'message', 60_000);
 
   /** Starts a turn of a planning agent whose first model call makes a plan: 1 in progress, 2 pending. */
   async function turnWithPlan(message: string) {

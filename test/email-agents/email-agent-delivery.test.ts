@@ -1,87 +1,20 @@
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
-import { simpleParser } from 'mailparser';
-import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
-import { WORKFLOWS, workflowIds, type InboundEmailInput, type InboundEmailResult } from '@contracts';
-import { startInboundMail } from '@lib/email-agents/listen';
-import { messageKeyOf } from '@lib/email-agents/mime';
+import { WORKFLOWS, type InboundEmailInput } from '@contracts';
 import { createTestAgent } from '@test/helpers/agents';
 import type { TestEnv } from '@test/helpers/env';
-import { testEnv } from '@test/helpers/env';
 import { createKb, settled } from '@test/helpers/kb';
 import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
 import { eventually } from '@test/helpers/wait';
-import { useWorkerAndOrg } from '@test/helpers/worker';
-
-const rand = () => randomBytes(5).toString('hex');
-
-interface MailAgent {
-  agentId: string;
-  model: string;
-  address: string;
-}
+import { rand, useMailSuite } from '@test/email-agents/mail-suite';
 
 describe('email-driven agents', () => {
-  const suite = useWorkerAndOrg('Mail Org');
+  const { suite, mailAgent, send, handleOf, outcome, repliesTo, messagesOf } = useMailSuite();
   let env: TestEnv;
   let org: TestOrg;
-  let listener: Awaited<ReturnType<typeof startInboundMail>>;
-  before(async () => {
-    listener = await startInboundMail((await testEnv()).deps, 0);
-  });
-  after(() => listener?.close());
   beforeEach(() => {
     ({ env, org } = suite);
   });
-
-  /** An agent with an address (created through the API, so the address is claimed as in production). */
-  async function mailAgent(o: TestOrg, fields: Record<string, unknown> = {}): Promise<MailAgent> {
-    const model = `test-model-${rand()}`;
-    const address = `agent-${rand()}@agents.example.test`;
-    const res = await as(env, o.admin.token)
-      .post(o.path('/agents'), {
-        name: 'Mail Helper',
-        description: 'answers mail',
-        instructions: 'Answer mail.',
-        model,
-        emailAddress: address,
-        ...fields,
-      })
-      .expect(201);
-    return { agentId: res.body.id as string, model, address };
-  }
-
-  /** A real SMTP client delivering to the listener. */
-  const send = (message: Mail.Options) =>
-    nodemailer
-      .createTransport({ host: '127.0.0.1', port: listener.port, secure: false, ignoreTLS: true })
-      .sendMail(message);
-
-  const handleOf = (o: TestOrg, agent: MailAgent, messageId: string) =>
-    env.deps.temporal.client.workflow.getHandle(
-      workflowIds.inboundEmail(
-        o.organizationId,
-        agent.agentId,
-        messageKeyOf(messageId.slice(1, -1), new Uint8Array()),
-      ),
-    );
-  const outcome = (o: TestOrg, agent: MailAgent, messageId: string) =>
-    handleOf(o, agent, messageId).result() as Promise<InboundEmailResult>;
-
-  /** Replies the relay received for `address`, parsed, in arrival order. */
-  const repliesTo = (address: string) =>
-    Promise.all(env.smtp.messages.filter((m) => m.to.includes(address)).map((m) => simpleParser(m.raw)));
-  const messagesOf = async (o: TestOrg, token: string, conversationId: string) =>
-    (
-      await as(env, token)
-        .get(o.path(`/conversations/${conversationId}`))
-        .expect(200)
-    ).body as {
-      title: string;
-      creatorUserId: string;
-      messages: Array<{ role: string; content: Array<{ text: string }> }>;
-    };
 
   it('puts attachments that pass the file-type filter into the knowledge base, where they become READY', async () => {
     const kbId = await createKb(env, org);

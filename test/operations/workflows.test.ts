@@ -1,20 +1,16 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import {
   frontendToolResultSignal,
   WORKFLOWS,
   type ModelTool,
-  type TurnInput,
   type TurnResult,
   type TurnSetup,
 } from '@contracts';
 import { MAX_AGENT_DEPTH, MAX_TOOL_ROUNDS } from '@workflows/agent-loop';
 import { FRONTEND_TOOL_TIMEOUT, INPUT_SETUP_FRESH_MS } from '@workflows/turn';
-import { mutationTestingWorkerOptions } from '@test/helpers/mutation';
-import { startTimeSkippingEnv } from '@test/helpers/time-skipping';
-import { workflowBundle } from '@test/helpers/worker';
+import { useTimeSkippingSuite } from '@test/operations/workflow-suite';
 import { ORG, target, setupWith, callTo, fakeActivities } from '@test/operations/workflow-fakes';
 
 const frontendTool: ModelTool = {
@@ -33,42 +29,11 @@ const askTool = (agentId: string): ModelTool => ({
 // The workflows alone, on Temporal's time-skipping test server, with every activity replaced: the loop's bounds
 // and timers are checked exactly, and a five-minute wait takes no real time.
 describe('workflows on the time-skipping test server', () => {
+  const { suite, withWorker, turnInput, runTurn } = useTimeSkippingSuite();
   let env: TestWorkflowEnvironment;
-  before(async () => {
-    env = await startTimeSkippingEnv();
+  before(() => {
+    ({ env } = suite);
   });
-  after(async () => env?.teardown());
-
-  /** Runs `fn` with a worker of the real workflow bundle and the fake activities. */
-  async function withWorker<T>(
-    fake: ReturnType<typeof fakeActivities>,
-    fn: (taskQueue: string) => Promise<T>,
-    taskQueue = `wf-${randomUUID()}`,
-  ) {
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: await workflowBundle(),
-      activities: fake.activities,
-      ...mutationTestingWorkerOptions(),
-    });
-    return worker.runUntil(fn(taskQueue));
-  }
-
-  const turnInput = (extra: Partial<TurnInput> = {}): TurnInput => ({
-    organizationId: ORG,
-    conversationId: 'cnv_1',
-    agentId: 'agt_a',
-    requestId: randomUUID(),
-    userId: 'usr_1',
-    ...extra,
-  });
-  const runTurn = (taskQueue: string, input = turnInput()) =>
-    env.client.workflow.execute<(i: TurnInput) => Promise<TurnResult>>(WORKFLOWS.turn, {
-      taskQueue,
-      workflowId: `${ORG}-turn-${input.requestId}`,
-      args: [input],
-    });
 
   it('starts from a setup handed over in the input, and reads the setup again when it got stale', async () => {
     const handedOver: TurnSetup = {

@@ -1,42 +1,18 @@
 import { expect } from 'chai';
-import { testEnv, type TestEnv } from '@test/helpers/env';
+import type { TestEnv } from '@test/helpers/env';
 import { createTestAgent } from '@test/helpers/agents';
-import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import { as, type TestOrg } from '@test/helpers/org';
 import { invalidReference } from '@test/helpers/errors';
-
-// A cron that fires once a year: nothing fires by itself while the tests run.
-const YEARLY = '0 0 1 1 *';
+import { useScheduleSuite } from '@test/schedules/schedule-suite';
 
 describe('schedules: triggers, handlers and their Temporal Schedules', function () {
   this.timeout(120_000);
+  const { suite, admin, createChain, createSchedule } = useScheduleSuite();
   let env: TestEnv;
   let org: TestOrg;
-  before(async () => {
-    env = await testEnv();
+  beforeEach(() => {
+    ({ env, org } = suite);
   });
-  beforeEach(async () => {
-    org = await createTestOrg(env, 'Schedules Org');
-  });
-
-  const admin = () => as(env, org.admin.token);
-  async function createChain(target = org) {
-    const res = await as(env, target.admin.token)
-      .post(target.path('/chains'), {
-        name: 'Digest',
-        description: 'Daily digest',
-        llmInstructions: 'Be brief.',
-        steps: [{ stepOrder: 1, instructions: 'Summarise' }],
-      })
-      .expect(201);
-    return res.body.actionChainId as string;
-  }
-
-  async function createSchedule(body: Record<string, unknown> = {}) {
-    const res = await admin()
-      .post(org.path('/schedules'), { name: 'Digest', cronExpression: YEARLY, ...body })
-      .expect(201);
-    return res.body as { triggerId: string; cronExpression: string };
-  }
 
   it('keeps handlers: names filled in, PUT storing only instructions and inputMapping', async () => {
     const { triggerId } = await createSchedule();

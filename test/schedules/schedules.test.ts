@@ -1,48 +1,26 @@
 import { expect } from 'chai';
 import { workflowIds } from '@contracts';
-import { testEnv, type TestEnv } from '@test/helpers/env';
+import type { TestEnv } from '@test/helpers/env';
 import { createTestAgent } from '@test/helpers/agents';
 import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
 import { invalidReference } from '@test/helpers/errors';
-
-// A cron that fires once a year: nothing fires by itself while the tests run.
-const YEARLY = '0 0 1 1 *';
+import { YEARLY, useScheduleSuite } from '@test/schedules/schedule-suite';
 
 describe('schedules: triggers, handlers and their Temporal Schedules', function () {
   this.timeout(120_000);
+  const { suite, admin, createChain, createSchedule } = useScheduleSuite();
   let env: TestEnv;
   let org: TestOrg;
   let other: TestOrg;
   before(async () => {
-    env = await testEnv();
-    other = await createTestOrg(env, 'Other Schedules Org');
+    other = await createTestOrg(suite.env, 'Other Schedules Org');
   });
-  beforeEach(async () => {
-    org = await createTestOrg(env, 'Schedules Org');
+  beforeEach(() => {
+    ({ env, org } = suite);
   });
 
-  const admin = () => as(env, org.admin.token);
   const describeSchedule = (organizationId: string, triggerId: string) =>
     env.deps.temporal.client.schedule.getHandle(workflowIds.schedule(organizationId, triggerId)).describe();
-
-  async function createChain(target = org) {
-    const res = await as(env, target.admin.token)
-      .post(target.path('/chains'), {
-        name: 'Digest',
-        description: 'Daily digest',
-        llmInstructions: 'Be brief.',
-        steps: [{ stepOrder: 1, instructions: 'Summarise' }],
-      })
-      .expect(201);
-    return res.body.actionChainId as string;
-  }
-
-  async function createSchedule(body: Record<string, unknown> = {}) {
-    const res = await admin()
-      .post(org.path('/schedules'), { name: 'Digest', cronExpression: YEARLY, ...body })
-      .expect(201);
-    return res.body as { triggerId: string; cronExpression: string };
-  }
 
   it('creates, lists, reads, changes in place and deletes triggers with their Temporal Schedules', async () => {
     const created = await createSchedule({ description: 'Every new year' });

@@ -1,11 +1,12 @@
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import request from 'supertest';
-import { testEnv, type TestEnv } from '@test/helpers/env';
+import type { TestEnv } from '@test/helpers/env';
 import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
 import { TooManyRequestsError } from '@lib/errors';
 import { createLogger } from '@lib/logger';
 import { WebhookRateLimiter } from '@lib/webhooks/rate-limit';
+import { useWebhookSuite } from '@test/webhooks/webhook-suite';
 
 const silent = createLogger('silent');
 
@@ -13,39 +14,16 @@ const silent = createLogger('silent');
 // accepted delivery's workflow just waits on this file's task queue).
 describe('webhooks: management, limits, signatures', function () {
   this.timeout(300_000);
+  const { suite, admin, execute, createChain, createWebhook } = useWebhookSuite();
   let env: TestEnv;
   let org: TestOrg;
   let other: TestOrg;
   before(async () => {
-    env = await testEnv();
-    other = await createTestOrg(env, 'Other Webhooks Org');
+    other = await createTestOrg(suite.env, 'Other Webhooks Org');
   });
-  beforeEach(async () => {
-    org = await createTestOrg(env, 'Webhooks Org');
+  beforeEach(() => {
+    ({ env, org } = suite);
   });
-
-  const admin = () => as(env, org.admin.token);
-  const execute = (target: TestOrg, webhookId: string) =>
-    request(env.app).post(target.path(`/webhooks/${webhookId}/execute`));
-
-  async function createChain() {
-    const res = await admin()
-      .post(org.path('/chains'), {
-        name: 'Triage',
-        description: 'x',
-        llmInstructions: 'Be brief.',
-        steps: [{ stepOrder: 1, instructions: 'Triage' }],
-      })
-      .expect(201);
-    return res.body.actionChainId as string;
-  }
-
-  async function createWebhook(body: Record<string, unknown> = {}) {
-    const res = await admin()
-      .post(org.path('/webhooks'), { name: 'Events', ...body })
-      .expect(201);
-    return res.body as { webhookId: string; signingSecret?: string; executeUrl: string };
-  }
 
   it('accepts 500 handlers per webhook, even when they are added at once, and refuses the 501st', async () => {
     const { webhookId } = await createWebhook();

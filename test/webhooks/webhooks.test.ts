@@ -1,45 +1,21 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { createTestAgent } from '@test/helpers/agents';
-import { testEnv, type TestEnv } from '@test/helpers/env';
-import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
+import type { TestEnv } from '@test/helpers/env';
+import { as, type TestOrg } from '@test/helpers/org';
 import { invalidReference } from '@test/helpers/errors';
+import { useWebhookSuite } from '@test/webhooks/webhook-suite';
 
 // Management, limits and the checks of POST …/execute that answer before anything runs (no worker here: an
 // accepted delivery's workflow just waits on this file's task queue).
 describe('webhooks: management, limits, signatures', function () {
   this.timeout(300_000);
+  const { suite, admin, execute, createChain, createWebhook } = useWebhookSuite();
   let env: TestEnv;
   let org: TestOrg;
-  before(async () => {
-    env = await testEnv();
+  beforeEach(() => {
+    ({ env, org } = suite);
   });
-  beforeEach(async () => {
-    org = await createTestOrg(env, 'Webhooks Org');
-  });
-
-  const admin = () => as(env, org.admin.token);
-  const execute = (target: TestOrg, webhookId: string) =>
-    request(env.app).post(target.path(`/webhooks/${webhookId}/execute`));
-
-  async function createChain() {
-    const res = await admin()
-      .post(org.path('/chains'), {
-        name: 'Triage',
-        description: 'x',
-        llmInstructions: 'Be brief.',
-        steps: [{ stepOrder: 1, instructions: 'Triage' }],
-      })
-      .expect(201);
-    return res.body.actionChainId as string;
-  }
-
-  async function createWebhook(body: Record<string, unknown> = {}) {
-    const res = await admin()
-      .post(org.path('/webhooks'), { name: 'Events', ...body })
-      .expect(201);
-    return res.body as { webhookId: string; signingSecret?: string; executeUrl: string };
-  }
 
   it('creates, lists, reads, changes and deletes webhooks and their handlers', async () => {
     const created = await createWebhook({ description: 'Payment events' });
