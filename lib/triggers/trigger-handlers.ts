@@ -32,7 +32,8 @@ function outcomeOf(run: HandlerRunDoc): TriggerHandlerOutcome {
 
 /**
  * Runs the handlers of schedule fires and webhook deliveries, each at most once per event: an execution's record
- * (lib/triggers/handler-runs.repository.ts, written only here) says whether an earlier attempt started it.
+ * (lib/triggers/handler-runs.repository.ts; created and updated only here, removed with their schedule or webhook)
+ * says whether an earlier attempt started it.
  */
 export class TriggerHandlers {
   constructor(private readonly deps: TriggerHandlerDeps) {}
