@@ -124,6 +124,29 @@ export const areas = {
       'test/artifacts/chain-apps.test.ts',
     ],
   },
+  // The chain-step engine and its activities: a step's model call, tools, fan-out, guards, stores and billing.
+  chains: {
+    mutate: [
+      'lib/chains/engine/**/*.ts',
+      'lib/chains/fan-out-limit.ts',
+      'lib/chains/run-plan.ts',
+      'activities/chains/**/*.ts',
+    ],
+    spec: [
+      'test/chains/execution-cache.unit.test.ts',
+      'test/chains/fan-out-selection.unit.test.ts',
+      'test/chains/chain-runs.test.ts',
+      'test/chains/chain-run-cache.test.ts',
+      'test/chains/chain-run-reruns.test.ts',
+      'test/chains/chain-step-hand-on.test.ts',
+      'test/chains/chain-step-model.test.ts',
+      'test/chains/chain-step-payments.test.ts',
+      'test/chains/chain-step-writes.test.ts',
+      'test/chains/chain-write-through.test.ts',
+      'test/chains/chain-fan-out-limit.test.ts',
+      'test/chains/chain-integrations.test.ts',
+    ],
+  },
   // The browse tool's allow-list, on its own: its tests are unit tests, the page guard's need Chromium.
   'allow-list': {
     mutate: ['lib/browser-sessions/allow-list.ts'],
