@@ -1,6 +1,6 @@
 // A tiny chat client: sends one message to an agent and prints the reply as it streams.
 //
-//   npx tsx examples/chat-client.ts --org ORG_ID --token TOKEN --agent default-assistant "Hello!"
+//   npx tsx examples/chat-client.ts --org "$ORG" --token "$KEY" --agent "$AGENT" "Hello!"
 import { connectRealtime } from '../clients/typescript/src';
 import { connect, must, run } from './connect';
 
