@@ -45,13 +45,14 @@ export async function parseMail(raw: Uint8Array): Promise<InboundMail> {
   });
   // mailparser gives text from the HTML part when a message has no plain-text part.
   const text = (mail.text ?? '').trim();
+  // mailparser's header lines end in CRLF, whatever the message used.
   const headerValues = (name: string) =>
     mail.headerLines
       .filter((h) => h.key === name.toLowerCase())
       .map((h) =>
         h.line
           .slice(h.line.indexOf(':') + 1)
-          .replace(/\r?\n[ \t]/g, ' ')
+          .replace(/\r\n[ \t]/g, ' ')
           .trim(),
       );
   return {
