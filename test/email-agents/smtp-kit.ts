@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import net from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import nodemailer from 'nodemailer';
@@ -102,3 +103,38 @@ export function selfSigned() {
   );
   return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
 }
+
+/** A raw SMTP session (RFC 5321): `reply()` is the next whole reply, multi-line ones joined by CRLF. */
+export function session(socket: net.Socket) {
+  let buffer = '';
+  const replies: string[] = [];
+  const waiting: Array<(reply: string) => void> = [];
+  socket.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('latin1');
+    for (let m = /^(?:\d{3}-[^\r\n]*\r\n)*\d{3} [^\r\n]*\r\n/.exec(buffer); m;) {
+      buffer = buffer.slice(m[0].length);
+      const reply = m[0].trimEnd();
+      const next = waiting.shift();
+      if (next) next(reply);
+      else replies.push(reply);
+      m = /^(?:\d{3}-[^\r\n]*\r\n)*\d{3} [^\r\n]*\r\n/.exec(buffer);
+    }
+  });
+  const reply = () =>
+    new Promise<string>((resolve) => {
+      const r = replies.shift();
+      if (r === undefined) waiting.push(resolve);
+      else resolve(r);
+    });
+  const command = (line: string) => {
+    socket.write(`${line}\r\n`);
+    return reply();
+  };
+  return { reply, command };
+}
+
+export const connect = (port: number) =>
+  new Promise<net.Socket>((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
+    socket.once('error', reject);
+  });

@@ -1,44 +1,18 @@
 import { expect } from 'chai';
-import net from 'node:net';
 import tls from 'node:tls';
 import { startSmtpListener } from '@lib/email-agents/smtp-listener';
 import { createLogger } from '@lib/logger';
-import { client, codeOf, fakeIntake, logSink, mail, selfSigned, withListener } from './smtp-kit';
-
-/** A raw SMTP session (RFC 5321): `reply()` is the next whole reply, multi-line ones joined by CRLF. */
-function session(socket: net.Socket) {
-  let buffer = '';
-  const replies: string[] = [];
-  const waiting: Array<(reply: string) => void> = [];
-  socket.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString('latin1');
-    for (let m = /^(?:\d{3}-[^\r\n]*\r\n)*\d{3} [^\r\n]*\r\n/.exec(buffer); m;) {
-      buffer = buffer.slice(m[0].length);
-      const reply = m[0].trimEnd();
-      const next = waiting.shift();
-      if (next) next(reply);
-      else replies.push(reply);
-      m = /^(?:\d{3}-[^\r\n]*\r\n)*\d{3} [^\r\n]*\r\n/.exec(buffer);
-    }
-  });
-  const reply = () =>
-    new Promise<string>((resolve) => {
-      const r = replies.shift();
-      if (r === undefined) waiting.push(resolve);
-      else resolve(r);
-    });
-  const command = (line: string) => {
-    socket.write(`${line}\r\n`);
-    return reply();
-  };
-  return { reply, command };
-}
-
-const connect = (port: number) =>
-  new Promise<net.Socket>((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
-    socket.once('error', reject);
-  });
+import {
+  client,
+  codeOf,
+  connect,
+  fakeIntake,
+  logSink,
+  mail,
+  selfSigned,
+  session,
+  withListener,
+} from './smtp-kit';
 
 describe('the inbound SMTP listener: the session', () => {
   it('greets as agent-workspace and offers neither AUTH nor STARTTLS without a certificate (AUTH is no command here)', async () => {
