@@ -81,13 +81,20 @@ export const areas = {
       'test/schedules/schedule-fires.test.ts',
     ],
   },
-  // Inbound mail: MIME and authentication results have unit tests; the intake's rules are reached over SMTP.
+  // Inbound mail: parsing, MIME, authentication results, the intake, replies and the SMTP listener have unit
+  // tests; the inbound service's rules are reached over SMTP.
   'email-agents': {
     mutate: ['lib/email-agents/**/*.ts', '!lib/email-agents/*.schema.ts'],
     spec: [
       'test/email-agents/email-mime.unit.test.ts',
+      'test/email-agents/authentication-results.unit.test.ts',
       'test/email-agents/mail-identity.unit.test.ts',
+      'test/email-agents/parse-mail.unit.test.ts',
+      'test/email-agents/email-intake.unit.test.ts',
+      'test/email-agents/email-replies.unit.test.ts',
       'test/email-agents/smtp-listener.unit.test.ts',
+      'test/email-agents/smtp-session.unit.test.ts',
+      'test/email-agents/listen.unit.test.ts',
       'test/email-agents/email-agents.test.ts',
       'test/email-agents/email-agent-delivery.test.ts',
       'test/email-agents/email-identity.test.ts',
