@@ -81,8 +81,8 @@ export const areas = {
       'test/schedules/schedule-fires.test.ts',
     ],
   },
-  // Inbound mail: parsing, MIME, authentication results, the intake, replies and the SMTP listener have unit
-  // tests; the inbound service's rules are reached over SMTP.
+  // Inbound mail: unit tests for all but the messages repository (the inbound service's over fake repositories);
+  // the integration tests reach the same rules, and the repository, over SMTP, the workflow and the database.
   'email-agents': {
     mutate: ['lib/email-agents/**/*.ts', '!lib/email-agents/*.schema.ts'],
     spec: [
@@ -95,6 +95,7 @@ export const areas = {
       'test/email-agents/smtp-listener.unit.test.ts',
       'test/email-agents/smtp-session.unit.test.ts',
       'test/email-agents/listen.unit.test.ts',
+      'test/email-agents/inbound-email.unit.test.ts',
       'test/email-agents/email-agents.test.ts',
       'test/email-agents/email-agent-delivery.test.ts',
       'test/email-agents/email-identity.test.ts',
