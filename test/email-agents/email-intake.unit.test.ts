@@ -29,7 +29,9 @@ function intakeWith(temporal: { known?: boolean; raced?: boolean } = {}) {
     },
   };
   const intake = new EmailIntake(
-    { findAgentEmailCrossOrg: () => Promise.resolve(null) },
+    { findAgentEmailCrossOrg: () => Promise.resolve(null) } as unknown as ConstructorParameters<
+      typeof EmailIntake
+    >[0],
     { put: (...args: unknown[]) => Promise.resolve(void stored.push(args)) },
     { client: { workflow }, taskQueue: 'mail' } as unknown as TemporalDeps,
     ['agents.example.test'],
