@@ -81,13 +81,21 @@ export const areas = {
       'test/schedules/schedule-fires.test.ts',
     ],
   },
-  // Inbound mail: MIME and authentication results have unit tests; the intake's rules are reached over SMTP.
+  // Inbound mail: unit tests for all but the messages repository (the inbound service's over fake repositories);
+  // the integration tests reach the same rules, and the repository, over SMTP, the workflow and the database.
   'email-agents': {
     mutate: ['lib/email-agents/**/*.ts', '!lib/email-agents/*.schema.ts'],
     spec: [
       'test/email-agents/email-mime.unit.test.ts',
+      'test/email-agents/authentication-results.unit.test.ts',
       'test/email-agents/mail-identity.unit.test.ts',
+      'test/email-agents/parse-mail.unit.test.ts',
+      'test/email-agents/email-intake.unit.test.ts',
+      'test/email-agents/email-replies.unit.test.ts',
       'test/email-agents/smtp-listener.unit.test.ts',
+      'test/email-agents/smtp-session.unit.test.ts',
+      'test/email-agents/listen.unit.test.ts',
+      'test/email-agents/inbound-email.unit.test.ts',
       'test/email-agents/email-agents.test.ts',
       'test/email-agents/email-agent-delivery.test.ts',
       'test/email-agents/email-identity.test.ts',
