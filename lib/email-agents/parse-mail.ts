@@ -1,4 +1,5 @@
 import { simpleParser, type AddressObject } from 'mailparser';
+import { htmlToText } from '@lib/knowledge-bases/parsing/documents';
 import { messageIdList, normaliseMessageId } from './mime';
 
 export interface MailAttachment {
@@ -43,8 +44,9 @@ export async function parseMail(raw: Uint8Array): Promise<InboundMail> {
     skipTextToHtml: true,
     skipTextLinks: true,
   });
-  // mailparser gives text from the HTML part when a message has no plain-text part.
-  const text = (mail.text ?? '').trim();
+  // mailparser derives text from HTML only for a message that is one HTML part; an HTML part inside a multipart
+  // (multipart/related with its images, say) and no text/plain part leaves `text` empty.
+  const text = (mail.text || (typeof mail.html === 'string' ? htmlToText(mail.html) : '')).trim();
   // mailparser's header lines end in CRLF, whatever the message used.
   const headerValues = (name: string) =>
     mail.headerLines

@@ -76,6 +76,32 @@ describe('parsing an inbound mail: senders, ids and text', () => {
 });
 
 describe('parsing an inbound mail: repeated and folded headers', () => {
+  it('reads the text of an HTML part inside a multipart that has no plain-text part (RFC 2387 multipart/related)', async () => {
+    const mail = await parseMail(
+      crlf(
+        'From: member@example.test',
+        'To: desk@agents.example.test',
+        'Subject: Report',
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/related; boundary="b1"; type="text/html"',
+        '',
+        '--b1',
+        'Content-Type: text/html; charset=utf-8',
+        '',
+        '<html><body><p>Please summarise <b>the attached</b> report.</p><img src="cid:logo"></body></html>',
+        '--b1',
+        'Content-Type: image/png',
+        'Content-ID: <logo>',
+        'Content-Transfer-Encoding: base64',
+        '',
+        'iVBORw0KGgo=',
+        '--b1--',
+        '',
+      ),
+    );
+    expect(mail.text).to.equal('Please summarise the attached report.');
+  });
+
   it('gives every instance of a header in order, unfolded, with CRLF or LF line ends', async () => {
     const lines = [
       'From: member@example.test',
