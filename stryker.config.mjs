@@ -81,13 +81,21 @@ export const areas = {
       'test/schedules/schedule-fires.test.ts',
     ],
   },
-  // Inbound mail: MIME and authentication results have unit tests; the intake's rules are reached over SMTP.
+  // Inbound mail: unit tests for all but the messages repository (the inbound service's over fake repositories);
+  // the integration tests reach the same rules, and the repository, over SMTP, the workflow and the database.
   'email-agents': {
     mutate: ['lib/email-agents/**/*.ts', '!lib/email-agents/*.schema.ts'],
     spec: [
       'test/email-agents/email-mime.unit.test.ts',
+      'test/email-agents/authentication-results.unit.test.ts',
       'test/email-agents/mail-identity.unit.test.ts',
+      'test/email-agents/parse-mail.unit.test.ts',
+      'test/email-agents/email-intake.unit.test.ts',
+      'test/email-agents/email-replies.unit.test.ts',
       'test/email-agents/smtp-listener.unit.test.ts',
+      'test/email-agents/smtp-session.unit.test.ts',
+      'test/email-agents/listen.unit.test.ts',
+      'test/email-agents/inbound-email.unit.test.ts',
       'test/email-agents/email-agents.test.ts',
       'test/email-agents/email-agent-delivery.test.ts',
       'test/email-agents/email-identity.test.ts',
@@ -122,6 +130,29 @@ export const areas = {
       'test/artifacts/app-manifests.test.ts',
       'test/artifacts/apps.test.ts',
       'test/artifacts/chain-apps.test.ts',
+    ],
+  },
+  // The chain-step engine and its activities: a step's model call, tools, fan-out, guards, stores and billing.
+  chains: {
+    mutate: [
+      'lib/chains/engine/**/*.ts',
+      'lib/chains/fan-out-limit.ts',
+      'lib/chains/run-plan.ts',
+      'activities/chains/**/*.ts',
+    ],
+    spec: [
+      'test/chains/execution-cache.unit.test.ts',
+      'test/chains/fan-out-selection.unit.test.ts',
+      'test/chains/chain-runs.test.ts',
+      'test/chains/chain-run-cache.test.ts',
+      'test/chains/chain-run-reruns.test.ts',
+      'test/chains/chain-step-hand-on.test.ts',
+      'test/chains/chain-step-model.test.ts',
+      'test/chains/chain-step-payments.test.ts',
+      'test/chains/chain-step-writes.test.ts',
+      'test/chains/chain-write-through.test.ts',
+      'test/chains/chain-fan-out-limit.test.ts',
+      'test/chains/chain-integrations.test.ts',
     ],
   },
   // The browse tool's allow-list, on its own: its tests are unit tests, the page guard's need Chromium.

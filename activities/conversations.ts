@@ -24,7 +24,7 @@ const gone = (message: string) => ApplicationFailure.nonRetryable(message, FAILU
 export interface TurnActivityDeps {
   repos: Repositories;
   llm: OpenAI;
-  realtime: Pick<RealtimeEmitter, 'emit'>;
+  realtime: Pick<RealtimeEmitter, 'emit' | 'flush'>;
   logger: Logger;
 }
 
@@ -71,22 +71,29 @@ export function createTurnActivities(deps: TurnActivityDeps) {
       return { ...agent, messages };
     },
 
-    /** One streamed model call; deltas go to the chat client as they arrive. */
+    /**
+     * One streamed model call; deltas go to the chat client as they arrive. A turn calls the model once per round
+     * (tool calls in between) and the reply is the last round's text: `round` tells clients to start over, and
+     * a retried attempt streams again from the start, so `attempt` tells them to drop the earlier deltas.
+     */
     async callModel(input: ModelCall) {
-      // A retried attempt streams again from the start: `attempt` tells clients to drop earlier deltas.
       const { attempt } = Context.current().info;
-      const { target } = input;
+      const { target, round = 0 } = input;
       let seq = 0;
-      return streamModel(deps.llm, input, (text) => {
+      const reply = await streamModel(deps.llm, input, (text) => {
         if (target)
           deps.realtime.emit('conversation', target, {
             type: 'delta',
             requestId: input.requestId,
+            round,
             attempt,
             seq: seq++,
             text,
           });
       });
+      // Every delta reaches Redis before the turn goes on, so none can arrive after the turn's next events.
+      if (target) await deps.realtime.flush();
+      return reply;
     },
 
     emitTurnEvent(input: {

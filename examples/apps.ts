@@ -1,7 +1,7 @@
 // Artifacts and Apps: uploads an HTML page declaring the table it reads, pins it as an App, approves its
 // manifest and opens it; then reads the table through the App's bridge as the page itself would.
 //
-//   npx tsx examples/apps.ts --org ORG_ID --token ADMIN_TOKEN --table TABLE_NAME
+//   npx tsx examples/apps.ts --org "$ORG" --token "$KEY" --table TABLE_NAME
 import { createClient } from '../clients/typescript/src';
 import { connect, must, run } from './connect';
 

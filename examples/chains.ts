@@ -1,6 +1,6 @@
 // Action chains: creates a two-step chain (classify, then draft a reply), runs it and prints the final state.
 //
-//   npx tsx examples/chains.ts --org ORG_ID --token ADMIN_TOKEN "My invoice shows the wrong amount."
+//   npx tsx examples/chains.ts --org "$ORG" --token "$KEY" "My invoice shows the wrong amount."
 import { connect, must, run, sleep } from './connect';
 
 async function main() {

@@ -1,6 +1,6 @@
 // Knowledge bases: uploads a text file through its signed URL, waits until it is searchable, searches it.
 //
-//   npx tsx examples/knowledge-base.ts --org ORG_ID --token ADMIN_TOKEN --file notes.txt "what does it say about rent"
+//   npx tsx examples/knowledge-base.ts --org "$ORG" --token "$KEY" --file notes.txt "what does it say about rent"
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { connect, must, run, sleep } from './connect';

@@ -1,6 +1,6 @@
 // Schedules: a weekday-morning trigger whose handler asks an agent for a briefing; prints when it fires next.
 //
-//   npx tsx examples/schedules.ts --org ORG_ID --token ADMIN_TOKEN --agent AGENT_ID
+//   npx tsx examples/schedules.ts --org "$ORG" --token "$KEY" --agent "$AGENT"
 import { connect, must, run } from './connect';
 
 async function main() {

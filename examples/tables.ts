@@ -1,6 +1,6 @@
 // Custom tables: creates a table, inserts rows in one batch, lists the filtered rows sorted.
 //
-//   npx tsx examples/tables.ts --org ORG_ID --token ADMIN_TOKEN
+//   npx tsx examples/tables.ts --org "$ORG" --token "$KEY"
 import { connect, must, run } from './connect';
 
 async function main() {

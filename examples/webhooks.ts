@@ -1,7 +1,7 @@
 // Webhooks: creates a webhook whose handler asks an agent about each delivery, calls it as an outside system
 // would (no credentials), and lists its deliveries.
 //
-//   npx tsx examples/webhooks.ts --org ORG_ID --token ADMIN_TOKEN --agent AGENT_ID
+//   npx tsx examples/webhooks.ts --org "$ORG" --token "$KEY" --agent "$AGENT"
 import { createClient } from '../clients/typescript/src';
 import { connect, must, run, sleep } from './connect';
 

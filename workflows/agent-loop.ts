@@ -102,6 +102,7 @@ export async function runAgentLoop(setup: AgentLoopSetup, opts: AgentLoopOptions
       messages,
       requestId: opts.requestId,
       target: opts.target,
+      round,
     });
     if (!out.toolCalls.length) return out.content;
     messages.push({ role: 'assistant', content: out.content || null, toolCalls: out.toolCalls });

@@ -1,4 +1,10 @@
-import { executeChild, patched, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  executeChild,
+  patched,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { childSearchAttributes } from './search-attributes';
 import {
   FAILURES,
@@ -24,6 +30,17 @@ function failureType(err: unknown): string | undefined {
     e = e.cause as typeof e;
   }
   return undefined;
+}
+
+/**
+ * The model calls a step's activity made before the step failed for good: its chainStepFailed failure carries
+ * them (each one billed), so the run view counts them. 0 for any other failure (a fan-out element's included).
+ */
+function spentModelCalls(err: unknown): number {
+  if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) return 0;
+  if (err.cause.type !== FAILURES.chainStepFailed) return 0;
+  const spent = err.cause.details?.[0] as { modelCalls?: unknown } | undefined;
+  return typeof spent?.modelCalls === 'number' ? spent.modelCalls : 0;
 }
 
 /** Runs a fan-out step's elements in slices, one child workflow per slice, one slice after another. */
@@ -101,7 +118,7 @@ export async function chainRunWorkflow(input: ChainRunInput): Promise<ChainRunRe
     } catch (err) {
       if (failureType(err) === FAILURES.chainRunSuperseded)
         return { status: 'failed', statusMessage: failureReason(err) };
-      outcome = { kind: 'failed', detail: failureReason(err) };
+      outcome = { kind: 'failed', detail: failureReason(err), modelCalls: spentModelCalls(err) };
     }
     if (outcome.kind === 'failed') {
       const statusMessage = `step ${step.stepOrder}${step.name ? ` (${step.name})` : ''} failed: ${outcome.detail}`;
@@ -110,6 +127,7 @@ export async function chainRunWorkflow(input: ChainRunInput): Promise<ChainRunRe
         status: 'failed',
         statusMessage,
         failedStepId: step.stepId,
+        ...(outcome.modelCalls ? { failedStepModelCalls: outcome.modelCalls } : {}),
         ...(previous ? { previous } : {}),
       });
       return { status: 'failed', statusMessage };

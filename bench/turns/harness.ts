@@ -27,10 +27,11 @@ export interface TurnsSettings {
 interface PendingTurn {
   t0: number;
   firstDelta?: number;
-  /** the current attempt's deltas by `seq`, and the order their `seq`s arrived in */
+  /** the latest round's latest attempt's deltas by `seq`, and the order their `seq`s arrived in */
   pieces: string[];
   arrived: number[];
-  maxAttempt: number;
+  /** [round, attempt] of those deltas */
+  latest: [number, number];
   done: (err?: Error, finalText?: string) => void;
 }
 
@@ -109,7 +110,7 @@ export async function startTurnsHarness(settings: TurnsSettings) {
       t0: performance.now(),
       pieces: [],
       arrived: [],
-      maxAttempt: 1,
+      latest: [0, 1],
       done: (e, t) => finish(e, t),
     };
     pending.set(requestId, entry);
@@ -209,10 +210,12 @@ async function connectSocket(
     const turn = pending.get(String(p.requestId));
     if (!turn) return;
     if (p.type === 'delta') {
-      const attempt = Number(p.attempt ?? 1);
-      if (attempt > turn.maxAttempt) {
-        // A retried model call streams again from the start.
-        turn.maxAttempt = attempt;
+      // docs/agents.md: the reply is the latest round's text from its latest attempt; older deltas are dropped.
+      const at: [number, number] = [Number(p.round ?? 0), Number(p.attempt ?? 1)];
+      const [round, attempt] = turn.latest;
+      if (at[0] < round || (at[0] === round && at[1] < attempt)) return;
+      if (at[0] > round || at[1] > attempt) {
+        turn.latest = at;
         turn.pieces = [];
         turn.arrived = [];
       }

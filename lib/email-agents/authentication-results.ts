@@ -85,8 +85,9 @@ function parseResult(text: string): AuthResult | null {
     .trim()
     .replace(/\s+/g, ' ')
     .replace(/ ?([=/.]) ?/g, '$1');
-  const [spec, ...rest] = splitOutsideQuotes(tight, /\s/).filter(Boolean);
-  const m = /^([a-z0-9_-]+)(?:\/[0-9]+)?=([a-z0-9_-]+)$/i.exec(spec ?? '');
+  // `tight` is trimmed and its white space single: no token is empty, and there is always a first one.
+  const [spec, ...rest] = splitOutsideQuotes(tight, /\s/);
+  const m = /^([a-z0-9_-]+)(?:\/[0-9]+)?=([a-z0-9_-]+)$/i.exec(spec!);
   if (!m) return null;
   const props: Record<string, string> = {};
   for (const token of rest) {
@@ -101,7 +102,7 @@ function parseResult(text: string): AuthResult | null {
 export function parseAuthenticationResults(value: string): AuthResultsHeader | null {
   if (value.length > MAX_HEADER_CHARS) return null;
   const [head, ...resinfos] = splitOutsideQuotes(withoutComments(value.replace(/\r?\n[ \t]/g, ' ')), /;/);
-  const id = splitOutsideQuotes((head ?? '').trim(), /\s/).filter(Boolean)[0];
+  const id = splitOutsideQuotes(head!, /\s/).filter(Boolean)[0];
   if (!id) return null;
   const results = resinfos.map(parseResult).filter((r): r is AuthResult => r !== null);
   return { authservId: unquote(id).toLowerCase(), results };

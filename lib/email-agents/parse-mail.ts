@@ -1,4 +1,5 @@
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import { simpleParser, type AddressObject } from 'mailparser';
+import { htmlToText } from '@lib/knowledge-bases/parsing/documents';
 import { messageIdList, normaliseMessageId } from './mime';
 
 export interface MailAttachment {
@@ -36,16 +37,6 @@ function addressCount(value: AddressObject | AddressObject[] | undefined): numbe
   return list.flatMap((a) => a.value).filter((a) => a.address).length;
 }
 
-function headerText(mail: ParsedMail, name: string): string | null {
-  const value = mail.headers.get(name);
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'string') return value;
-  if (value instanceof Date) return value.toISOString();
-  if (Array.isArray(value)) return value.map(String).join(', ');
-  if (typeof value === 'object' && 'value' in value) return String((value as { value: unknown }).value);
-  return JSON.stringify(value);
-}
-
 /** Parses a raw message (MIME, any charset and transfer encoding) with mailparser. */
 export async function parseMail(raw: Uint8Array): Promise<InboundMail> {
   const mail = await simpleParser(Buffer.from(raw), {
@@ -53,8 +44,19 @@ export async function parseMail(raw: Uint8Array): Promise<InboundMail> {
     skipTextToHtml: true,
     skipTextLinks: true,
   });
-  // mailparser gives text from the HTML part when a message has no plain-text part.
-  const text = (mail.text ?? '').trim();
+  // mailparser derives text from HTML only for a message that is one HTML part; an HTML part inside a multipart
+  // (multipart/related with its images, say) and no text/plain part leaves `text` empty.
+  const text = (mail.text || (typeof mail.html === 'string' ? htmlToText(mail.html) : '')).trim();
+  // mailparser's header lines end in CRLF, whatever the message used.
+  const headerValues = (name: string) =>
+    mail.headerLines
+      .filter((h) => h.key === name.toLowerCase())
+      .map((h) =>
+        h.line
+          .slice(h.line.indexOf(':') + 1)
+          .replace(/\r\n[ \t]/g, ' ')
+          .trim(),
+      );
   return {
     messageId: normaliseMessageId(mail.messageId),
     inReplyTo: mail.inReplyTo,
@@ -70,15 +72,9 @@ export async function parseMail(raw: Uint8Array): Promise<InboundMail> {
         contentType: a.contentType || 'application/octet-stream',
         content: a.content,
       })),
-    header: (name) => headerText(mail, name.toLowerCase()),
-    headerValues: (name) =>
-      mail.headerLines
-        .filter((h) => h.key === name.toLowerCase())
-        .map((h) =>
-          h.line
-            .slice(h.line.indexOf(':') + 1)
-            .replace(/\r?\n[ \t]/g, ' ')
-            .trim(),
-        ),
+    // The first instance as written: mailparser's parsed headers hold no List-* header (it gathers them under
+    // `list`), and hold dates and addresses as objects.
+    header: (name) => headerValues(name)[0] ?? null,
+    headerValues,
   };
 }

@@ -5,38 +5,63 @@ import { rooms, type EventTarget, type RealtimeEvent } from './rooms';
 /** Events held while Redis is not ready; beyond this the oldest are dropped (the messages themselves are stored). */
 const MAX_HELD = 10_000;
 
+/** How long `flush()` waits for Redis to take events; beyond it they may arrive late (the messages are stored). */
+const FLUSH_WAIT_MS = 2000;
+
 /**
  * PUBLISH in call order, across the first connection and every reconnection. ioredis queues a command issued before
  * the connection is up, but writes PUBLISH (flagged `loading`) directly once the socket is connected and before the
  * queue is flushed: a burst of deltas at a worker's first turn reached clients as seq 4,5,…,0,1,2,3. Until Redis is
  * ready, events wait here in order and go out, in order, after ioredis's own queue.
+ *
+ * `flush()` resolves once Redis has taken every event published so far. A turn's events come from whichever
+ * worker process runs each activity, each with its own connection; an activity that flushes before it completes
+ * puts its events ahead of everything the turn emits after it (Redis hands them to the API in the order it took
+ * them), so a turn's last deltas can never arrive after its final message.
  */
 export function orderedPublisher(redis: Redis) {
-  const held: Array<[channel: string, message: Buffer | string]> = [];
+  const held: Array<[channel: string, message: Buffer | string, sent: (published: Promise<number>) => void]> =
+    [];
+  const pending = new Set<Promise<unknown>>();
+  const track = (published: Promise<number>) => {
+    // The emitter drops what publish returns: a failed publish (Redis gone) must not be an unhandled rejection.
+    const settled = published.catch(() => 0);
+    pending.add(settled);
+    void settled.then(() => pending.delete(settled));
+    return published;
+  };
   redis.on('ready', () => {
-    for (const [channel, message] of held.splice(0)) redis.publish(channel, message).catch(() => undefined);
+    for (const [channel, message, sent] of held.splice(0)) sent(track(redis.publish(channel, message)));
   });
   return {
     publish(channel: string, message: Buffer | string): Promise<number> {
-      if (redis.status === 'ready' && held.length === 0) {
-        // The emitter drops what publish returns: a failed publish (Redis gone) must not be an unhandled rejection.
-        const published = redis.publish(channel, message);
-        published.catch(() => undefined);
-        return published;
-      }
-      if (held.length >= MAX_HELD) held.shift();
-      held.push([channel, message]);
+      if (redis.status === 'ready' && held.length === 0) return track(redis.publish(channel, message));
+      if (held.length >= MAX_HELD) held.shift()![2](Promise.resolve(0));
+      // Settles once it is really published (or dropped), so flush() waits for it too.
+      const published = track(new Promise<number>((sent) => held.push([channel, message, sent])));
       if (redis.status === 'wait') redis.connect().catch(() => undefined);
-      return Promise.resolve(0);
+      return published;
+    },
+    /** Resolves once Redis took every event published so far, or after FLUSH_WAIT_MS (Redis away). */
+    async flush(): Promise<void> {
+      if (pending.size === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(pending),
+        new Promise((resolve) => (timer = setTimeout(resolve, FLUSH_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
     },
   };
 }
 
 /** Publishes realtime events through Redis, so whichever API replica holds the client's socket delivers. */
 export function createRealtimeEmitter(redis: Redis) {
+  const publisher = orderedPublisher(redis);
   // The emitter only ever calls publish() on its client.
-  const emitter = new Emitter(orderedPublisher(redis));
+  const emitter = new Emitter(publisher);
   return {
+    flush: () => publisher.flush(),
     emit(event: RealtimeEvent, target: EventTarget, payload: Record<string, unknown>) {
       emitter
         .to([

@@ -142,7 +142,8 @@ describe('action chain runs', function () {
     const run = await runToEnd(env, org, chain.chainId);
     expect(run.status).to.equal('failed');
     expect(run.statusMessage).to.equal('step 1 (score) failed: failAfterRunningIf held: score < 5');
-    expect(run.steps.map((s) => [s.stepOrder, s.outcome])).to.deep.equal([[1, 'failed']]);
+    // The step asked the model once before its answer was refused: the run view counts that call.
+    expect(run.steps.map((s) => [s.stepOrder, s.outcome, s.modelCalls])).to.deep.equal([[1, 'failed', 1]]);
     expect(run.state).to.deep.equal({ input: {} });
     expect(chain.calls()).to.have.length(1);
   });
@@ -172,8 +173,9 @@ describe('action chain runs', function () {
     expect(bad.statusMessage).to.equal(
       'step 1 (extract) failed: the answer did not fit the output schema after 3 attempts: the answer is not JSON',
     );
-    // The three calls were made, so they are paid for, though the step failed.
+    // The three calls were made, so they are paid for, though the step failed, and the run view counts them.
     expect((await billed()) - billedBefore).to.equal(3);
+    expect(bad.steps.map((s) => [s.stepOrder, s.outcome, s.modelCalls])).to.deep.equal([[1, 'failed', 3]]);
 
     offBad();
     // An answer cut at the model's token limit says so (a 270M local model rambles into its cap).

@@ -46,4 +46,35 @@ describe('realtime event order', () => {
       redis.disconnect();
     }
   });
+
+  it('flush() returns once Redis took every event, so what another connection emits next arrives after them', async () => {
+    const org = await createTestOrg(env);
+    const client = await connectClient(env, org.organizationId, org.owner.token);
+    // Two worker processes: one streams a model call's deltas while its connection comes up, the other emits the
+    // turn's next event once the first says it is done.
+    const first = new Redis(env.config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    const second = new Redis(env.config.redisUrl, { maxRetriesPerRequest: 2 });
+    try {
+      const [streaming, next] = [createRealtimeEmitter(first), createRealtimeEmitter(second)];
+      await eventually(() => second.status === 'ready');
+      const target = {
+        organizationId: org.organizationId,
+        userId: org.owner.userId,
+        conversationId: 'cnv_flush',
+      };
+      for (let seq = 0; seq < 50; seq++)
+        streaming.emit('conversation', target, { type: 'delta', requestId: 'flush', seq, text: 'x' });
+      await streaming.flush();
+      next.emit('conversation', target, { type: 'message', requestId: 'flush' });
+      const arrived = await eventually(() => {
+        const got = client.turn('flush').map((e) => e.payload.type);
+        return got.length === 51 ? got : undefined;
+      });
+      expect(arrived.indexOf('message')).to.equal(50);
+    } finally {
+      client.close();
+      first.disconnect();
+      second.disconnect();
+    }
+  });
 });

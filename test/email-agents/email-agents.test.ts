@@ -171,6 +171,10 @@ describe('email-driven agents', () => {
         { from: org.chat.email, headers: { 'Auto-Submitted': 'auto-replied' } },
         'ignored: an automatic message (Auto-Submitted: auto-replied)',
       ],
+      [
+        { from: org.chat.email, headers: { 'List-Id': '<team.lists.example.test>' } },
+        'ignored: mailing-list mail',
+      ],
       [{ from: other.address }, 'ignored: the sender is an agent (agents do not answer agents by mail)'],
       [
         { from: org.chat.email, envelope: { from: '', to: agent.address } },

@@ -18,10 +18,15 @@ export type ConversationEvent = TurnEvent &
     | {
         type: 'delta';
         text: string;
-        /** 0, 1, … within an attempt */
-        seq: number;
-        /** A retried model call streams again from seq 0 with a higher attempt: drop the earlier text. */
+        /**
+         * The model call within the turn, 0, 1, …: the model is called again after each round of tool calls, and
+         * the reply is the last round's text, so a higher round starts the text over.
+         */
+        round: number;
+        /** A retried model call streams its round again from seq 0 with a higher attempt: drop the earlier text. */
         attempt: number;
+        /** 0, 1, … within a round's attempt: the text is the deltas in seq order */
+        seq: number;
       }
     | {
         type: 'tool_call';

@@ -3657,6 +3657,7 @@ export interface components {
                 /** @enum {string} */
                 outcome: "success" | "skipped" | "failed";
                 detail: string | null;
+                /** @description The model calls the step made, each billed; a failed step counts those it made before it failed (answers that did not fit its outputSchema, or the one its failAfterRunningIf refused) */
                 modelCalls: number;
                 generation: number;
                 /** Format: date-time */

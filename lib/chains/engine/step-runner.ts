@@ -35,10 +35,13 @@ export type FinishRunInput = ChainRunInput & {
   status: 'success' | 'failed';
   statusMessage: string | null;
   failedStepId?: string;
+  /** the model calls the failed step made before it failed (each one billed) */
+  failedStepModelCalls?: number;
   previous?: UnwrittenStep;
 };
 
-const failed = (detail: string): ChainStepOutcome => ({ kind: 'failed', detail });
+const failed = (detail: string, modelCalls = 0): ChainStepOutcome =>
+  modelCalls ? { kind: 'failed', detail, modelCalls } : { kind: 'failed', detail };
 
 /** Runs an execution's steps one at a time: guards, the model, the result written through a RunStore. */
 export class StepRunner {
@@ -107,7 +110,7 @@ export class StepRunner {
     const state = { ...run.state, ...fields };
     const { step } = run;
     if (step.failAfterRunningIf && (await holds('failAfterRunningIf', step.failAfterRunningIf, state)))
-      return failed(`failAfterRunningIf held: ${step.failAfterRunningIf}`);
+      return failed(`failAfterRunningIf held: ${step.failAfterRunningIf}`, modelCalls);
     await this.record(input, run, 'success', null, modelCalls, state);
     return { kind: 'success' as const };
   }
@@ -261,7 +264,7 @@ export class StepRunner {
         name: step.name,
         outcome: 'failed',
         detail: input.statusMessage,
-        modelCalls: 0,
+        modelCalls: input.failedStepModelCalls ?? 0,
         generation: input.generation,
         finishedAt: new Date(),
       });

@@ -62,10 +62,12 @@ export interface UnwrittenStep {
 }
 
 /** How a step ended; `fan-out` means its elements are ready to run (`elements` of them, cut up as the worker's
- * settings say; absent in outcomes recorded before, whose execution took them from its ChainRunPlan). */
+ * settings say; absent in outcomes recorded before, whose execution took them from its ChainRunPlan). A failed
+ * step's `modelCalls`: the calls it made before it failed (absent when none, or in outcomes recorded before). A
+ * step that fails by throwing carries them in its failure's details instead (chainStepFailed, the engine's Spent). */
 export type ChainStepOutcome =
   | { kind: 'success' | 'skipped'; detail?: string; unwritten?: UnwrittenStep }
-  | { kind: 'failed'; detail: string }
+  | { kind: 'failed'; detail: string; modelCalls?: number }
   | { kind: 'fan-out'; elements: number; fanOut?: FanOutSettings };
 
 /** A slice of a fan-out step's elements, run by one child workflow. */

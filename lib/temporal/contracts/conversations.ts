@@ -106,6 +106,8 @@ export interface TurnSetup extends AgentLoopSetup {
 export interface ModelCall extends AgentLoopSetup {
   requestId: string;
   target?: EventTarget;
+  /** The model call's place in the turn, 0, 1, … (absent in histories recorded before it was passed: 0). */
+  round?: number;
 }
 
 export interface ModelReply {

@@ -1,0 +1,278 @@
+import { expect } from 'chai';
+import { InboundEmailService } from '@lib/email-agents/inbound-email.service';
+import type { Repositories } from '@lib/repositories';
+import { logSink } from './smtp-kit';
+
+const messageKey = '0123456789abcdef0123456789abcdef01234567';
+const requestId = 'email-0123456789abcdef0123456789abcdef';
+const input = {
+  organizationId: 'org_1',
+  agentId: 'agt_1',
+  messageKey,
+  objectKey: 'email/org_1/agt_1/key/hash.eml',
+  envelopeFrom: 'member@example.test',
+};
+const agent = { agentId: 'agt_1', emailAddress: 'desk@agents.example.test', emailFilters: 'all' };
+const member = { organizationId: 'org_1', userId: 'usr_1', role: 'member' };
+
+const crlf = (...lines: string[]) => Buffer.from(lines.join('\r\n'));
+const question = crlf(
+  'From: member@example.test',
+  'To: desk@agents.example.test',
+  'Subject: Numbers',
+  'Message-ID: <q2@example.test>',
+  'In-Reply-To: <reply-1@agents.example.test>',
+  'References: <q1@example.test> <reply-1@agents.example.test>',
+  '',
+  'How many?',
+  '',
+  'On Mon, Desk wrote:',
+  '> Forty.',
+  '',
+);
+
+interface World {
+  raw?: Buffer;
+  agent?: object | null;
+  claim?: { doc: object; created: boolean };
+  thread?: { _id: string; agentId: string; creatorUserId: string } | null;
+  access?: boolean;
+  member?: object | null;
+  agentAddresses?: string[];
+}
+
+/** The service over one organization's records as `world` says, recording what it writes. */
+function serviceIn(world: World = {}) {
+  const writes: unknown[][] = [];
+  const thread = world.thread ?? null;
+  const tenant = {
+    agents: { get: () => Promise.resolve(world.agent === undefined ? agent : world.agent) },
+    emailMessages: {
+      claimInbound: (_agentId: string, _key: string, runId: string, fields: object) => {
+        writes.push(['claimInbound', fields]);
+        return Promise.resolve(world.claim ?? { doc: { runId, status: 'received' }, created: true });
+      },
+      setInbound: (_agentId: string, _key: string, set: object) =>
+        Promise.resolve(void writes.push(['setInbound', set])),
+      conversationOfThread: (_agentId: string, ids: string[]) => {
+        writes.push(['conversationOfThread', ids]);
+        return Promise.resolve(thread?._id ?? null);
+      },
+    },
+    conversations: {
+      get: (id: string) => Promise.resolve(thread && id === thread._id ? thread : null),
+      createForRequest: (request: string, fields: object) => {
+        writes.push(['createForRequest', request, fields]);
+        return Promise.resolve({ _id: 'cnv_new', ...fields });
+      },
+      putMessage: (message: object) => Promise.resolve(void writes.push(['putMessage', message])),
+    },
+    members: { get: () => Promise.resolve(world.member === undefined ? member : world.member) },
+  };
+  const repos = {
+    tenant: () => tenant,
+    accounts: {
+      findByEmail: (email: string) =>
+        Promise.resolve(email === 'member@example.test' ? { _id: 'usr_1' } : null),
+    },
+    crossOrg: {
+      findAgentEmailCrossOrg: (address: string) =>
+        Promise.resolve((world.agentAddresses ?? []).includes(address) ? { organizationId: 'org_1' } : null),
+    },
+  } as unknown as Repositories;
+  const log = logSink();
+  const service = new InboundEmailService({
+    repos,
+    access: { canAccessAgent: () => Promise.resolve(world.access ?? false) },
+    objects: { read: () => Promise.resolve(world.raw ?? question) },
+    kbFiles: { addFromBytes: () => Promise.resolve(null) },
+    maxBytes: 1_000_000,
+    trustedRelays: [],
+    logger: log.logger,
+  });
+  const put = () => writes.find((w) => w[0] === 'putMessage')?.[1] as { text: string } | undefined;
+  return { service, writes, put, log };
+}
+
+describe('an inbound mail becoming a conversation', () => {
+  it('starts a conversation titled by the subject, whose message is the subject and the whole text', async () => {
+    const { service, writes, put } = serviceIn();
+    expect(await service.prepare(input, 'run_1')).to.deep.equal({
+      status: 'accepted',
+      conversationId: 'cnv_new',
+      requestId,
+      userId: 'usr_1',
+      attachments: 0,
+    });
+    expect(writes[0]).to.deep.equal([
+      'claimInbound',
+      {
+        messageId: 'q2@example.test',
+        fromAddress: 'member@example.test',
+        subject: 'Numbers',
+        references: ['q1@example.test', 'reply-1@agents.example.test', 'q2@example.test'],
+      },
+    ]);
+    expect(writes).to.deep.include([
+      'conversationOfThread',
+      ['reply-1@agents.example.test', 'q1@example.test'],
+    ]);
+    expect(writes).to.deep.include([
+      'createForRequest',
+      requestId,
+      { agentId: 'agt_1', title: 'Numbers', creatorUserId: 'usr_1', isBrowserTask: false },
+    ]);
+    expect(put()).to.deep.equal({
+      conversationId: 'cnv_new',
+      requestId,
+      role: 'user',
+      status: 'complete',
+      text: 'Subject: Numbers\n\nHow many?\n\nOn Mon, Desk wrote:\n> Forty.',
+    });
+    expect(writes.at(-1)).to.deep.equal([
+      'setInbound',
+      { status: 'accepted', conversationId: 'cnv_new', requestId },
+    ]);
+  });
+
+  it("continues the sender's own thread with only the new text, and starts another member's anew", async () => {
+    const own = serviceIn({ thread: { _id: 'cnv_old', agentId: 'agt_1', creatorUserId: 'usr_1' } });
+    expect(await own.service.prepare(input, 'run_1')).to.include({
+      status: 'accepted',
+      conversationId: 'cnv_old',
+    });
+    expect(own.put()).to.deep.include({ conversationId: 'cnv_old', text: 'How many?' });
+    expect(own.writes.filter((w) => w[0] === 'createForRequest')).to.deep.equal([]);
+    for (const thread of [
+      { _id: 'cnv_old', agentId: 'agt_1', creatorUserId: 'usr_2' },
+      { _id: 'cnv_old', agentId: 'agt_2', creatorUserId: 'usr_1' },
+    ]) {
+      const other = serviceIn({ thread });
+      expect(await other.service.prepare(input, 'run_1')).to.include({ conversationId: 'cnv_new' });
+      expect(other.put()?.text).to.match(/^Subject: Numbers\n\nHow many\?/);
+    }
+  });
+
+  it('answers a redelivery as a duplicate, and a retried attempt with what the first one stored', async () => {
+    const redelivered = serviceIn({ claim: { doc: { runId: 'run_0', status: 'accepted' }, created: false } });
+    expect(await redelivered.service.prepare(input, 'run_1')).to.deep.equal({
+      status: 'duplicate',
+      reason: 'this message was delivered before',
+    });
+    const retried = serviceIn({
+      claim: {
+        doc: { runId: 'run_1', status: 'accepted', conversationId: 'cnv_old', requestId },
+        created: false,
+      },
+      thread: { _id: 'cnv_old', agentId: 'agt_1', creatorUserId: 'usr_1' },
+    });
+    expect(await retried.service.prepare(input, 'run_1')).to.deep.equal({
+      status: 'accepted',
+      conversationId: 'cnv_old',
+      requestId,
+      userId: 'usr_1',
+      attachments: 0,
+    });
+    expect(retried.put()).to.equal(undefined);
+  });
+});
+
+describe('an inbound mail that becomes no conversation', () => {
+  it('ignores mail for an agent without the address any more, automatic mail and mail from agents', async () => {
+    const outcome = async (world: World, envelopeFrom = 'member@example.test') =>
+      (await serviceIn(world).service.prepare({ ...input, envelopeFrom }, 'run_1')) as object;
+    expect(await outcome({ agent: { ...agent, emailAddress: null } })).to.deep.equal({
+      status: 'ignored',
+      reason: 'the agent no longer has this address',
+    });
+    expect(await outcome({}, '')).to.deep.equal({
+      status: 'ignored',
+      reason: 'a bounce or notification (empty envelope sender)',
+    });
+    expect(await outcome({ agentAddresses: ['member@example.test'] })).to.deep.equal({
+      status: 'ignored',
+      reason: 'the sender is an agent (agents do not answer agents by mail)',
+    });
+  });
+
+  it('refuses a sender who is no member or may not use the agent, and logs why without addresses', async () => {
+    const notMember = serviceIn({ member: null });
+    expect(await notMember.service.prepare(input, 'run_1')).to.deep.equal({
+      status: 'refused',
+      reason: 'the sender is not a member of the organization',
+    });
+    expect(notMember.writes.at(-1)).to.deep.equal([
+      'setInbound',
+      { status: 'refused', reason: 'the sender is not a member of the organization' },
+    ]);
+    expect(notMember.log.lines.map((l) => [l.msg, l.organizationId, l.agentId, l.messageKey])).to.deep.equal([
+      ['inbound mail refused', 'org_1', 'agt_1', messageKey],
+    ]);
+    expect(JSON.stringify(notMember.log.lines)).to.not.contain('member@example.test');
+    const restricted = { agent: { ...agent, emailFilters: 'access' } };
+    expect(await serviceIn(restricted).service.prepare(input, 'run_1')).to.deep.equal({
+      status: 'refused',
+      reason: 'the sender may not use this agent',
+    });
+    expect(await serviceIn({ ...restricted, access: true }).service.prepare(input, 'run_1')).to.include({
+      status: 'accepted',
+    });
+  });
+});
+
+describe("an inbound mail's user message", () => {
+  const withFiles = crlf(
+    'From: member@example.test',
+    'Subject: files',
+    'Content-Type: multipart/mixed; boundary="b"',
+    '',
+    '--b',
+    'Content-Type: text/plain',
+    '',
+    'See attached.',
+    '--b',
+    'Content-Type: application/pdf',
+    'Content-Disposition: attachment; filename="report.pdf"',
+    '',
+    '%PDF-',
+    '--b',
+    'Content-Type: application/octet-stream',
+    'Content-Disposition: attachment; filename="tool.exe"',
+    '',
+    'MZ',
+    '--b',
+    'Content-Type: application/octet-stream',
+    'Content-Disposition: attachment; filename="data.xyz"',
+    '',
+    'x',
+    '--b--',
+    '',
+  );
+
+  it('says which attachments went into the knowledge base and which did not, and why', async () => {
+    const filing = {
+      ...agent,
+      emailAttachmentsToKnowledgeBaseId: 'kb_1',
+      emailAttachmentsFileTypeFilter: 'pdf,xyz',
+    };
+    const { service, put } = serviceIn({ raw: withFiles, agent: filing });
+    expect(await service.prepare(input, 'run_1')).to.include({ status: 'accepted', attachments: 1 });
+    expect(put()?.text).to.equal(
+      'Subject: files\n\nSee attached.\n\n' +
+        '[Attached files added to knowledge base kb_1: report.pdf]\n\n' +
+        '[Attached files not added: tool.exe (file type not accepted), data.xyz (not a format knowledge bases read)]',
+    );
+    const notFiling = serviceIn({ raw: withFiles });
+    expect(await notFiling.service.prepare(input, 'run_1')).to.include({ attachments: 0 });
+    expect(notFiling.put()?.text).to.equal('Subject: files\n\nSee attached.');
+  });
+
+  it('stands in for an empty mail, and cuts one longer than a chat message', async () => {
+    const empty = serviceIn({ raw: crlf('From: member@example.test', 'Subject:  ', '', '') });
+    await empty.service.prepare(input, 'run_1');
+    expect(empty.put()?.text).to.equal('(empty message)');
+    const long = serviceIn({ raw: crlf('From: member@example.test', '', 'x'.repeat(100_050)) });
+    await long.service.prepare(input, 'run_1');
+    expect(long.put()?.text).to.equal(`${'x'.repeat(99_980)}\n[… cut]`);
+  });
+});
