@@ -23,6 +23,7 @@ import type { Repositories } from '@lib/repositories';
 import { TablesService } from '@lib/tables/tables.service';
 import type { TemporalDeps } from '@lib/temporal/client';
 import { AgentToolsService } from '@lib/tools/agent-tools.service';
+import { loadModelTools } from '@lib/tools/model-tools';
 import { UsersService } from '@lib/users/users.service';
 import type { Embedders } from '@lib/embeddings/embedders';
 import { AgentKnowledgeBasesService } from '@lib/knowledge-bases/agent-kb.service';
@@ -101,9 +102,31 @@ export function createServices(deps: ServiceDeps) {
     deps.metrics,
   );
   // Conversations sit above the tools and browser sessions below them: they meet through narrow ports, wired here.
-  const conversations = new ConversationsService(repos, temporal, access, outbound, admission, {
-    endFor: (organizationId, owner) => endSessionsOf(repos, temporal, organizationId, owner),
-  });
+  // Task plans and analyses are built on conversations: the closures reach them once all exist.
+  const conversations: ConversationsService = new ConversationsService(
+    repos,
+    temporal,
+    access,
+    outbound,
+    admission,
+    {
+      agents,
+      modelTools: {
+        forAgent: (organizationId, agentId) => loadModelTools(repos.tenant(organizationId), agentId),
+      },
+      dependents: [
+        {
+          removeForConversation: (organizationId, id) => taskPlans.removeForConversation(organizationId, id),
+        },
+        { removeForConversation: (organizationId, id) => analyses.removeForConversation(organizationId, id) },
+      ],
+      browserSessions: {
+        endFor: (organizationId, owner) => endSessionsOf(repos, temporal, organizationId, owner),
+      },
+    },
+  );
+  const taskPlans = new TaskPlansService(repos, conversations, temporal, realtime);
+  const analyses = new AnalysesService(repos, conversations, agents, temporal, admission);
   const chains = new ChainsService(repos, config.chains.schemaMaxNodes);
   const chainRuns = new ChainRunsService(repos, temporal, chains, admission, config.chains.fanOutMax);
   const workflows = deps.workflows ?? new ChainWorkflowCatalog(repos, chainRuns);
@@ -138,8 +161,8 @@ export function createServices(deps: ServiceDeps) {
     agentLinks: new AgentLinksService(repos, agents),
     agentTools: new AgentToolsService(repos, agents),
     conversations,
-    taskPlans: new TaskPlansService(repos, conversations, temporal, realtime),
-    analyses: new AnalysesService(repos, conversations, temporal, admission),
+    taskPlans,
+    analyses,
     browserSessions: new BrowserSessionsService(
       repos,
       conversations,
