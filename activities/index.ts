@@ -106,7 +106,13 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
       logger: logger('knowledge-bases'),
       kb: deps.config.kb,
     }),
-    ...createMaintenanceActivities(deps),
+    ...createMaintenanceActivities({
+      repos: deps.repos,
+      objects: deps.objects,
+      embedders: deps.embedders,
+      vectors: deps.vectors,
+      chainAttachments: deps.services.chainAttachments,
+    }),
     ...createEmailActivities({
       repos: deps.repos,
       access: deps.services.access,
@@ -120,6 +126,7 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
     ...createChainActivities(chainActivityDeps(deps, logger('chains'))),
     ...createEtlActivities({
       repos: deps.repos,
+      members: deps.services.users,
       conversations: deps.services.conversations,
       chainRuns: deps.services.chainRuns,
       logger: logger('knowledge-bases'),

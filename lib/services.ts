@@ -101,6 +101,8 @@ export function createServices(deps: ServiceDeps) {
     deps.logger.child({ feature: 'admission' }),
     deps.metrics,
   );
+  const organization = new OrganizationService(repos);
+  const users = new UsersService(repos, temporal, realtime);
   // Conversations sit above the tools and browser sessions below them: they meet through narrow ports, wired here.
   // Task plans and analyses are built on conversations: the closures reach them once all exist.
   const conversations: ConversationsService = new ConversationsService(
@@ -150,8 +152,8 @@ export function createServices(deps: ServiceDeps) {
   const webhookLogger = deps.logger.child({ feature: 'webhooks' });
   return {
     admission,
-    organization: new OrganizationService(repos),
-    users: new UsersService(repos, temporal, realtime),
+    organization,
+    users,
     groups: new GroupsService(repos, realtime),
     groupAgents: new GroupAgentsService(repos),
     apiKeys: new ApiKeysService(repos, realtime),
@@ -176,12 +178,14 @@ export function createServices(deps: ServiceDeps) {
       repos,
       kbAccess,
       agents,
+      organization,
+      users,
       temporal,
       deps.embedders.defaultEmbedder.model,
     ),
     kbFiles,
     kbSearch: new KbSearchService(repos, kbAccess, deps.embedders, deps.vectors),
-    etlRules: new EtlRulesService(repos, kbAccess, access),
+    etlRules: new EtlRulesService(repos, kbAccess, access, chains),
     agentKnowledgeBases: new AgentKnowledgeBasesService(repos, agents, kbAccess),
     chains,
     chainRuns,
