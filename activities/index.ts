@@ -115,6 +115,9 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
     }),
     ...createEmailActivities({
       repos: deps.repos,
+      agents: deps.services.agents,
+      members: deps.services.users,
+      conversations: deps.services.conversations,
       access: deps.services.access,
       objects: deps.objects,
       kbFiles: deps.services.kbFiles,

@@ -17,7 +17,7 @@ import { page, type PageRequest } from '@lib/paging';
 import type { Tenants } from '@lib/db/tenants';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
 import type { ConversationDoc } from './conversation.schema';
-import { toConversationView, toMessageView } from './conversations.repository';
+import { toConversationView, toMessageView, type ConversationsRepository } from './conversations.repository';
 import type { AgentLookup, ModelToolSource } from './ports';
 import type { ConversationsStore } from './store';
 import { agentSettings, MAX_INPUT_SETUP_BYTES, turnSetupOf } from './turn-setup';
@@ -328,4 +328,27 @@ export class ConversationsService {
     return this.repos.tenant(organizationId).conversations.get(conversationId);
   }
 
+  /** The conversation a request (an inbound mail) opens, for a workflow that checked the sender. */
+  async createForRequest(
+    organizationId: string,
+    requestId: string,
+    fields: Parameters<ConversationsRepository['createForRequest']>[1],
+  ): Promise<ConversationDoc> {
+    return this.repos.tenant(organizationId).conversations.createForRequest(requestId, fields);
+  }
+
+  /** Writes a turn's message once (see ConversationsRepository.putMessage), for a workflow. */
+  async putMessage(organizationId: string, fields: Parameters<ConversationsRepository['putMessage']>[0]) {
+    return this.repos.tenant(organizationId).conversations.putMessage(fields);
+  }
+
+  /** The message a turn wrote in this role, or null. */
+  async message(
+    organizationId: string,
+    conversationId: string,
+    requestId: string,
+    role: 'user' | 'assistant',
+  ) {
+    return this.repos.tenant(organizationId).conversations.message(conversationId, requestId, role);
+  }
 }

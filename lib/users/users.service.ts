@@ -131,4 +131,9 @@ export class UsersService {
     return this.repos.tenant(organizationId).members.get(userId);
   }
 
+  /** The member whose account has this email address, or null. */
+  async memberByEmail(organizationId: string, email: string): Promise<MemberDoc | null> {
+    const account = await this.repos.accounts.findByEmail(email);
+    return account ? this.repos.tenant(organizationId).members.get(account._id) : null;
+  }
 }
