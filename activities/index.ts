@@ -18,6 +18,7 @@ import { createWebhookActivities } from './triggers/webhooks';
 import { schedulePlan } from '@lib/schedules/fire-plan';
 import { webhookPlan } from '@lib/webhooks/delivery-plan';
 import type { TriggerHandlerDeps } from '@lib/triggers/trigger-handlers';
+import { loadModelTools } from '@lib/tools/model-tools';
 
 /** What the worker's activities use of the process's dependencies (see lib/deps.ts). */
 export type ActivityDeps = Pick<
@@ -65,6 +66,10 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
     logger: logger('triggers'),
     plans: { schedule: schedulePlan(deps.repos), webhook: webhookPlan(deps.repos) },
   };
+  const modelTools = {
+    forAgent: (organizationId: string, agentId: string) =>
+      loadModelTools(deps.repos.tenant(organizationId), agentId),
+  };
   return {
     ...createUserActivities({
       mailer: deps.mailer,
@@ -73,6 +78,8 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
     }),
     ...createTurnActivities({
       repos: deps.repos,
+      agents: deps.services.agents,
+      modelTools,
       llm: deps.llm,
       realtime: deps.realtime,
       logger: logger('conversations'),
@@ -99,9 +106,18 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
       logger: logger('knowledge-bases'),
       kb: deps.config.kb,
     }),
-    ...createMaintenanceActivities(deps),
+    ...createMaintenanceActivities({
+      repos: deps.repos,
+      objects: deps.objects,
+      embedders: deps.embedders,
+      vectors: deps.vectors,
+      chainAttachments: deps.services.chainAttachments,
+    }),
     ...createEmailActivities({
       repos: deps.repos,
+      agents: deps.services.agents,
+      members: deps.services.users,
+      conversations: deps.services.conversations,
       access: deps.services.access,
       objects: deps.objects,
       kbFiles: deps.services.kbFiles,
@@ -113,6 +129,7 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
     ...createChainActivities(chainActivityDeps(deps, logger('chains'))),
     ...createEtlActivities({
       repos: deps.repos,
+      members: deps.services.users,
       conversations: deps.services.conversations,
       chainRuns: deps.services.chainRuns,
       logger: logger('knowledge-bases'),
@@ -127,6 +144,8 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
     ...createWebhookActivities({ deliveries: deps.services.webhookDeliveries }),
     ...createAnalysisActivities({
       repos: deps.repos,
+      agents: deps.services.agents,
+      conversations: deps.services.conversations,
       llm: deps.llm,
       logger: logger('analyses'),
       credits: deps.services.credits,

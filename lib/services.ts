@@ -23,6 +23,7 @@ import type { Repositories } from '@lib/repositories';
 import { TablesService } from '@lib/tables/tables.service';
 import type { TemporalDeps } from '@lib/temporal/client';
 import { AgentToolsService } from '@lib/tools/agent-tools.service';
+import { loadModelTools } from '@lib/tools/model-tools';
 import { UsersService } from '@lib/users/users.service';
 import type { Embedders } from '@lib/embeddings/embedders';
 import { AgentKnowledgeBasesService } from '@lib/knowledge-bases/agent-kb.service';
@@ -100,10 +101,34 @@ export function createServices(deps: ServiceDeps) {
     deps.logger.child({ feature: 'admission' }),
     deps.metrics,
   );
+  const organization = new OrganizationService(repos);
+  const users = new UsersService(repos, temporal, realtime);
   // Conversations sit above the tools and browser sessions below them: they meet through narrow ports, wired here.
-  const conversations = new ConversationsService(repos, temporal, access, outbound, admission, {
-    endFor: (organizationId, owner) => endSessionsOf(repos, temporal, organizationId, owner),
-  });
+  // Task plans and analyses are built on conversations: the closures reach them once all exist.
+  const conversations: ConversationsService = new ConversationsService(
+    repos,
+    temporal,
+    access,
+    outbound,
+    admission,
+    {
+      agents,
+      modelTools: {
+        forAgent: (organizationId, agentId) => loadModelTools(repos.tenant(organizationId), agentId),
+      },
+      dependents: [
+        {
+          removeForConversation: (organizationId, id) => taskPlans.removeForConversation(organizationId, id),
+        },
+        { removeForConversation: (organizationId, id) => analyses.removeForConversation(organizationId, id) },
+      ],
+      browserSessions: {
+        endFor: (organizationId, owner) => endSessionsOf(repos, temporal, organizationId, owner),
+      },
+    },
+  );
+  const taskPlans = new TaskPlansService(repos, conversations, temporal, realtime);
+  const analyses = new AnalysesService(repos, conversations, agents, temporal, admission);
   const chains = new ChainsService(repos, config.chains.schemaMaxNodes);
   const chainRuns = new ChainRunsService(repos, temporal, chains, admission, config.chains.fanOutMax);
   const workflows = deps.workflows ?? new ChainWorkflowCatalog(repos, chainRuns);
@@ -127,8 +152,8 @@ export function createServices(deps: ServiceDeps) {
   const webhookLogger = deps.logger.child({ feature: 'webhooks' });
   return {
     admission,
-    organization: new OrganizationService(repos),
-    users: new UsersService(repos, temporal, realtime),
+    organization,
+    users,
     groups: new GroupsService(repos, realtime),
     groupAgents: new GroupAgentsService(repos),
     apiKeys: new ApiKeysService(repos, realtime),
@@ -138,8 +163,8 @@ export function createServices(deps: ServiceDeps) {
     agentLinks: new AgentLinksService(repos, agents),
     agentTools: new AgentToolsService(repos, agents),
     conversations,
-    taskPlans: new TaskPlansService(repos, conversations, temporal, realtime),
-    analyses: new AnalysesService(repos, conversations, temporal, admission),
+    taskPlans,
+    analyses,
     browserSessions: new BrowserSessionsService(
       repos,
       conversations,
@@ -153,12 +178,14 @@ export function createServices(deps: ServiceDeps) {
       repos,
       kbAccess,
       agents,
+      organization,
+      users,
       temporal,
       deps.embedders.defaultEmbedder.model,
     ),
     kbFiles,
     kbSearch: new KbSearchService(repos, kbAccess, deps.embedders, deps.vectors),
-    etlRules: new EtlRulesService(repos, kbAccess, access),
+    etlRules: new EtlRulesService(repos, kbAccess, access, chains),
     agentKnowledgeBases: new AgentKnowledgeBasesService(repos, agents, kbAccess),
     chains,
     chainRuns,

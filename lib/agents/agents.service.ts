@@ -175,4 +175,9 @@ export class AgentsService {
     if (address)
       await this.repos.crossOrg.releaseAgentEmailCrossOrg(address, agentDocId(ctx.organizationId, agentId));
   }
+
+  /** An agent by id for another feature's internal use (no access check; null when there is none). */
+  async find(organizationId: string, agentId: string): Promise<AgentDoc | null> {
+    return this.repos.tenant(organizationId).agents.get(agentId);
+  }
 }

@@ -132,4 +132,9 @@ export class ChainAttachmentsService {
     if (!(await this.repo(ctx).detachFromAgent(agentId, actionChainId))) throw notFound('chain attachment');
     return { organizationId: ctx.organizationId, agentId, actionChainId, deleted: true };
   }
+
+  /** Detaches a deleted knowledge base, agent or tool from every step that used it. */
+  async removeTarget(organizationId: string, kind: StepAttachmentKind, targetId: string): Promise<void> {
+    await this.repos.tenant(organizationId).chainAttachments.removeTarget(kind, targetId);
+  }
 }

@@ -1,14 +1,16 @@
 import type { AgentsService } from '@lib/agents/agents.service';
 import type { RequestContext } from '@lib/auth/context';
 import { notFound, referenced } from '@lib/errors';
-import type { Repositories } from '@lib/repositories';
+import type { CrossOrgRepository } from '@lib/db/cross-org.repository';
+import type { Tenants } from '@lib/db/tenants';
 import type { KbAccess } from './kb-access';
+import type { KnowledgeBasesStore } from './store';
 import { toAgentKbView } from './views';
 
 /** Knowledge bases attached to agents: reads need read access to the agent, changes agents.manage. */
 export class AgentKnowledgeBasesService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<KnowledgeBasesStore> & { crossOrg: CrossOrgRepository },
     private readonly agents: AgentsService,
     private readonly access: KbAccess,
   ) {}

@@ -1,13 +1,15 @@
 import type { RequestContext } from '@lib/auth/context';
 import { badRequest, invalidReference, referenced } from '@lib/errors';
 import { compileGlob } from '@lib/patterns/glob';
-import type { Repositories } from '@lib/repositories';
+import type { CrossOrgRepository } from '@lib/db/cross-org.repository';
+import type { Tenants } from '@lib/db/tenants';
 import type { Embedders } from '@lib/embeddings/embedders';
 import type { VectorMatch, VectorStore } from '@lib/vectors/vector-store';
 import type { KbAccess } from './kb-access';
 import type { KbChunkDoc } from './kb-chunk.schema';
 import type { KbFileDoc } from './kb-file.schema';
 import type { KnowledgeBaseDoc } from './knowledge-base.schema';
+import type { KnowledgeBasesStore } from './store';
 
 /** `cursor + limit` may reach this many hits: deeper pages of a similarity ranking are noise. */
 export const MAX_SEARCH_DEPTH = 1000;
@@ -54,7 +56,7 @@ function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
  * those attached to an agent. Each knowledge base is searched with its own embedding model. */
 export class KbSearchService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<KnowledgeBasesStore> & { crossOrg: CrossOrgRepository },
     private readonly access: KbAccess,
     private readonly embedders: Embedders,
     private readonly vectors: VectorStore,

@@ -186,4 +186,9 @@ export class OrganizationService {
       [change.field]: updated[change.field],
     };
   }
+
+  /** Whether the organization may publish public content, for another feature (false when there is none). */
+  async hostsPublicContent(organizationId: string): Promise<boolean> {
+    return Boolean((await this.repos.tenant(organizationId).organization.get())?.hostsPublicContent);
+  }
 }

@@ -7,7 +7,7 @@ import type { Repositories } from '@lib/repositories';
 import type { RealtimeEmitter } from '@lib/realtime/emitter';
 import { rooms } from '@lib/realtime/rooms';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
-import type { Role } from './member.schema';
+import type { MemberDoc, Role } from './member.schema';
 import { toMemberView } from './members.repository';
 
 const lastOwner = () => new AppError(409, 'last_owner', 'an organization must keep at least one owner');
@@ -124,5 +124,16 @@ export class UsersService {
         : 0;
     this.disconnect(ctx, userId);
     return { message: 'user removed from organization', userId, reassignedWorkflows: reassigned };
+  }
+
+  /** A user's membership, for another feature's internal use (null when they are not a member). */
+  async member(organizationId: string, userId: string): Promise<MemberDoc | null> {
+    return this.repos.tenant(organizationId).members.get(userId);
+  }
+
+  /** The member whose account has this email address, or null. */
+  async memberByEmail(organizationId: string, email: string): Promise<MemberDoc | null> {
+    const account = await this.repos.accounts.findByEmail(email);
+    return account ? this.repos.tenant(organizationId).members.get(account._id) : null;
   }
 }

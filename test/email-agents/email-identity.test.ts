@@ -163,6 +163,9 @@ describe('mail identity', () => {
       });
       const service = new InboundEmailService({
         repos: env.deps.repos,
+        agents: env.deps.services.agents,
+        members: env.deps.services.users,
+        conversations: env.deps.services.conversations,
         access: env.deps.services.access,
         objects: env.deps.objects,
         kbFiles: env.deps.services.kbFiles,
