@@ -1,4 +1,5 @@
 import type { BrowserPool } from '@lib/browser-sessions/browser-pool';
+import { endSessionsOf } from '@lib/browser-sessions/browser-sessions.service';
 import type { Deps } from '@lib/deps';
 import { createAnalysisActivities } from './analyses/runs';
 import { createBrowserActivities } from './browser-sessions';
@@ -52,6 +53,11 @@ export function chainActivityDeps(deps: ActivityDeps, logger: ActivityDeps['logg
     browserSessions: deps.services.browserSessions,
     knowledge: deps.services.kbSearch,
     temporal: deps.temporal,
+    agents: deps.services.agents,
+    knowledgeBases: deps.services.knowledgeBases,
+    runSessions: {
+      endFor: (organizationId, owner) => endSessionsOf(deps.repos, deps.temporal, organizationId, owner),
+    },
   };
 }
 

@@ -175,4 +175,10 @@ export class AgentsService {
     if (address)
       await this.repos.crossOrg.releaseAgentEmailCrossOrg(address, agentDocId(ctx.organizationId, agentId));
   }
+
+  /** The organization's agents among `agentIds`, with no access check: for what names agents that were checked
+   * when they were attached (chain steps, trigger handlers). */
+  getMany(organizationId: string, agentIds: string[]): Promise<AgentDoc[]> {
+    return this.repos.tenant(organizationId).agents.getMany(agentIds);
+  }
 }
