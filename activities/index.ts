@@ -68,6 +68,7 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
     repos: deps.repos,
     conversations: deps.services.conversations,
     chainRuns: deps.services.chainRuns,
+    members: deps.services.users,
     logger: logger('triggers'),
     plans: { schedule: schedulePlan(deps.repos), webhook: webhookPlan(deps.repos) },
   };

@@ -48,6 +48,7 @@ import type { Logger } from '@lib/logger';
 import { ScheduleHandlersService } from '@lib/schedules/schedule-handlers.service';
 import { ScheduleSync } from '@lib/schedules/schedule-sync';
 import { SchedulesService } from '@lib/schedules/schedules.service';
+import { HandlerRunsService } from '@lib/triggers/handler-runs.service';
 import { HandlerTargets } from '@lib/triggers/handler-targets';
 import { WebhookRateLimiter } from '@lib/webhooks/rate-limit';
 import { WebhookDeliveriesService } from '@lib/webhooks/webhook-deliveries.service';
@@ -120,10 +121,16 @@ export function createServices(deps: ServiceDeps) {
   const artifactAccess = new ArtifactAccess(repos, access);
   const versions = new ArtifactVersions(repos, deps.objects, config.artifacts.maxBytes);
   const appManifests = new AppManifestsService(repos, artifactAccess, versions, workflows);
-  const targets = new HandlerTargets(repos, access);
-  const scheduleSync = new ScheduleSync(repos, temporal, deps.logger.child({ feature: 'schedules' }));
-  const schedules = new SchedulesService(repos, scheduleSync);
-  const webhooks = new WebhooksService(repos, config.publicBaseUrl);
+  const targets = new HandlerTargets(agents, chains, access);
+  const handlerRuns = new HandlerRunsService(repos, { chainRuns, conversations });
+  const scheduleSync = new ScheduleSync(
+    repos,
+    handlerRuns,
+    temporal,
+    deps.logger.child({ feature: 'schedules' }),
+  );
+  const schedules = new SchedulesService(repos, scheduleSync, handlerRuns);
+  const webhooks = new WebhooksService(repos, handlerRuns, config.publicBaseUrl);
   const webhookLogger = deps.logger.child({ feature: 'webhooks' });
   return {
     admission,

@@ -267,6 +267,11 @@ export class ChainRunsService {
     return page(items.map(toRunView), total, opts.offset);
   }
 
+  /** The run, with no access check: for what started it or writes for it (a trigger handler, a step's tool). */
+  getRun(organizationId: string, runId: string): Promise<ChainRun | null> {
+    return this.runs(organizationId).get(runId);
+  }
+
   /** The status of a run started under a derived id (a trigger handler's), or null when there is none. */
   async statusOf(organizationId: string, runId: string): Promise<ChainRun['status'] | null> {
     return (await this.runs(organizationId).get(runId))?.status ?? null;

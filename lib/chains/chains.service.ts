@@ -37,6 +37,11 @@ export class ChainsService {
     return chain;
   }
 
+  /** The organization's chains among `actionChainIds`, for what names them (a handler shows its chain's name). */
+  getMany(organizationId: string, actionChainIds: string[]): Promise<ChainDoc[]> {
+    return this.repo({ organizationId }).getMany(actionChainIds);
+  }
+
   async list(ctx: RequestContext, opts: PageRequest & { orderBy?: string; inputType?: string }) {
     const { items, total } = await this.repo(ctx).list({
       ...opts,

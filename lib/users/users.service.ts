@@ -7,7 +7,7 @@ import type { Repositories } from '@lib/repositories';
 import type { RealtimeEmitter } from '@lib/realtime/emitter';
 import { rooms } from '@lib/realtime/rooms';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
-import type { Role } from './member.schema';
+import type { MemberDoc, Role } from './member.schema';
 import { toMemberView } from './members.repository';
 
 const lastOwner = () => new AppError(409, 'last_owner', 'an organization must keep at least one owner');
@@ -124,5 +124,11 @@ export class UsersService {
         : 0;
     this.disconnect(ctx, userId);
     return { message: 'user removed from organization', userId, reassignedWorkflows: reassigned };
+  }
+
+  /** The organization's member `userId`, or null, with no access check: for work done with a member's rights
+   * after they set it up (a trigger handler, an app session, an artifact shared with them). */
+  member(organizationId: string, userId: string): Promise<MemberDoc | null> {
+    return this.repos.tenant(organizationId).members.get(userId);
   }
 }
