@@ -118,9 +118,11 @@ export function createServices(deps: ServiceDeps) {
     admission,
     config.kb.maxFileBytes,
   );
+  const users = new UsersService(repos, temporal, realtime);
+  const groups = new GroupsService(repos, realtime);
   const artifactAccess = new ArtifactAccess(repos, access);
   const versions = new ArtifactVersions(repos, deps.objects, config.artifacts.maxBytes);
-  const appManifests = new AppManifestsService(repos, artifactAccess, versions, workflows);
+  const appManifests = new AppManifestsService(repos, artifactAccess, versions, workflows, tables);
   const targets = new HandlerTargets(agents, chains, access);
   const handlerRuns = new HandlerRunsService(repos, { chainRuns, conversations });
   const scheduleSync = new ScheduleSync(
@@ -135,8 +137,8 @@ export function createServices(deps: ServiceDeps) {
   return {
     admission,
     organization: new OrganizationService(repos),
-    users: new UsersService(repos, temporal, realtime),
-    groups: new GroupsService(repos, realtime),
+    users,
+    groups,
     groupAgents: new GroupAgentsService(repos),
     apiKeys: new ApiKeysService(repos, realtime),
     assumeRole: new AssumeRoleService(repos, tokens),
@@ -173,11 +175,15 @@ export function createServices(deps: ServiceDeps) {
     chainAttachments: new ChainAttachmentsService(repos, chains, agents, kbAccess),
     credits,
     stepFromPrompt: new StepFromPromptService(deps.llm, credits, config.chainGeneration, deps.logger),
-    artifacts: new ArtifactsService(repos, artifactAccess, versions, deps.objects, kbFiles),
-    toolArtifacts: new ToolArtifactsService(repos, versions),
+    artifacts: new ArtifactsService(repos, artifactAccess, versions, deps.objects, kbFiles, {
+      member: (organizationId, userId) => users.member(organizationId, userId),
+      groupExists: (organizationId, groupId) => groups.exists(organizationId, groupId),
+    }),
+    toolArtifacts: new ToolArtifactsService(repos, versions, { chainRuns, conversations }),
     appManifests,
     appRuntime: new AppRuntimeService(
       repos,
+      users,
       artifactAccess,
       versions,
       tables,
