@@ -1,4 +1,5 @@
 import type { BrowserPool } from '@lib/browser-sessions/browser-pool';
+import { endSessionsOf } from '@lib/browser-sessions/browser-sessions.service';
 import type { Deps } from '@lib/deps';
 import { createAnalysisActivities } from './analyses/runs';
 import { createBrowserActivities } from './browser-sessions';
@@ -53,6 +54,11 @@ export function chainActivityDeps(deps: ActivityDeps, logger: ActivityDeps['logg
     browserSessions: deps.services.browserSessions,
     knowledge: deps.services.kbSearch,
     temporal: deps.temporal,
+    agents: deps.services.agents,
+    knowledgeBases: deps.services.knowledgeBases,
+    runSessions: {
+      endFor: (organizationId, owner) => endSessionsOf(deps.repos, deps.temporal, organizationId, owner),
+    },
   };
 }
 
@@ -63,6 +69,7 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
     repos: deps.repos,
     conversations: deps.services.conversations,
     chainRuns: deps.services.chainRuns,
+    members: deps.services.users,
     logger: logger('triggers'),
     plans: { schedule: schedulePlan(deps.repos), webhook: webhookPlan(deps.repos) },
   };

@@ -49,6 +49,7 @@ import type { Logger } from '@lib/logger';
 import { ScheduleHandlersService } from '@lib/schedules/schedule-handlers.service';
 import { ScheduleSync } from '@lib/schedules/schedule-sync';
 import { SchedulesService } from '@lib/schedules/schedules.service';
+import { HandlerRunsService } from '@lib/triggers/handler-runs.service';
 import { HandlerTargets } from '@lib/triggers/handler-targets';
 import { WebhookRateLimiter } from '@lib/webhooks/rate-limit';
 import { WebhookDeliveriesService } from '@lib/webhooks/webhook-deliveries.service';
@@ -142,19 +143,26 @@ export function createServices(deps: ServiceDeps) {
     admission,
     config.kb.maxFileBytes,
   );
+  const groups = new GroupsService(repos, realtime);
   const artifactAccess = new ArtifactAccess(repos, access);
   const versions = new ArtifactVersions(repos, deps.objects, config.artifacts.maxBytes);
-  const appManifests = new AppManifestsService(repos, artifactAccess, versions, workflows);
-  const targets = new HandlerTargets(repos, access);
-  const scheduleSync = new ScheduleSync(repos, temporal, deps.logger.child({ feature: 'schedules' }));
-  const schedules = new SchedulesService(repos, scheduleSync);
-  const webhooks = new WebhooksService(repos, config.publicBaseUrl);
+  const appManifests = new AppManifestsService(repos, artifactAccess, versions, workflows, tables);
+  const targets = new HandlerTargets(agents, chains, access);
+  const handlerRuns = new HandlerRunsService(repos, { chainRuns, conversations });
+  const scheduleSync = new ScheduleSync(
+    repos,
+    handlerRuns,
+    temporal,
+    deps.logger.child({ feature: 'schedules' }),
+  );
+  const schedules = new SchedulesService(repos, scheduleSync, handlerRuns);
+  const webhooks = new WebhooksService(repos, handlerRuns, config.publicBaseUrl);
   const webhookLogger = deps.logger.child({ feature: 'webhooks' });
   return {
     admission,
     organization,
     users,
-    groups: new GroupsService(repos, realtime),
+    groups,
     groupAgents: new GroupAgentsService(repos),
     apiKeys: new ApiKeysService(repos, realtime),
     assumeRole: new AssumeRoleService(repos, tokens),
@@ -193,11 +201,15 @@ export function createServices(deps: ServiceDeps) {
     chainAttachments: new ChainAttachmentsService(repos, chains, agents, kbAccess),
     credits,
     stepFromPrompt: new StepFromPromptService(deps.llm, credits, config.chainGeneration, deps.logger),
-    artifacts: new ArtifactsService(repos, artifactAccess, versions, deps.objects, kbFiles),
-    toolArtifacts: new ToolArtifactsService(repos, versions),
+    artifacts: new ArtifactsService(repos, artifactAccess, versions, deps.objects, kbFiles, {
+      member: (organizationId, userId) => users.member(organizationId, userId),
+      groupExists: (organizationId, groupId) => groups.exists(organizationId, groupId),
+    }),
+    toolArtifacts: new ToolArtifactsService(repos, versions, { chainRuns, conversations }),
     appManifests,
     appRuntime: new AppRuntimeService(
       repos,
+      users,
       artifactAccess,
       versions,
       tables,

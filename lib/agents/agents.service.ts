@@ -180,4 +180,10 @@ export class AgentsService {
   async find(organizationId: string, agentId: string): Promise<AgentDoc | null> {
     return this.repos.tenant(organizationId).agents.get(agentId);
   }
+
+  /** The organization's agents among `agentIds`, with no access check: for what names agents that were checked
+   * when they were attached (chain steps, trigger handlers). */
+  getMany(organizationId: string, agentIds: string[]): Promise<AgentDoc[]> {
+    return this.repos.tenant(organizationId).agents.getMany(agentIds);
+  }
 }

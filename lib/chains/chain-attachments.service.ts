@@ -2,12 +2,13 @@ import type { AgentsService } from '@lib/agents/agents.service';
 import type { RequestContext } from '@lib/auth/context';
 import { invalidReference, notFound, referenced } from '@lib/errors';
 import type { KbAccess } from '@lib/knowledge-bases/kb-access';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import { validateToolConfiguration } from '@lib/tools/registry';
 import { keepStoredSecrets } from '@lib/tools/secrets';
 import type { ChainsService } from './chains.service';
 import type { StepAttachmentKind } from './step-attachment.schema';
 import { toAgentChainView, toStepAttachmentView } from './views';
+import type { ChainsStore } from './store';
 
 type Config = Record<string, unknown>;
 
@@ -17,7 +18,7 @@ type Config = Record<string, unknown>;
  */
 export class ChainAttachmentsService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<ChainsStore>,
     private readonly chains: ChainsService,
     private readonly agents: AgentsService,
     private readonly kbAccess: KbAccess,

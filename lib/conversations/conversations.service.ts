@@ -351,4 +351,15 @@ export class ConversationsService {
   ) {
     return this.repos.tenant(organizationId).conversations.message(conversationId, requestId, role);
   }
+
+  /** Whether the organization still has the conversation, with no access check: for what a turn of it started
+   * or wrote (a trigger handler's turn, an agent tool's artifact). */
+  async exists(organizationId: string, conversationId: string): Promise<boolean> {
+    return Boolean(await this.find(organizationId, conversationId));
+  }
+
+  /** A turn's reply once it is stored (`complete`, or `error` when the turn failed), with no access check. */
+  storedReply(organizationId: string, conversationId: string, requestId: string) {
+    return this.repos.tenant(organizationId).conversations.reply(conversationId, requestId);
+  }
 }

@@ -90,4 +90,9 @@ export class GroupsService {
     this.disconnect(ctx, [userId]);
     return { organizationId: ctx.organizationId, userGroupId: id, userId, updatedAt: iso(member.updatedAt) };
   }
+
+  /** Whether the organization has the user group, with no access check: an artifact is shared with groups. */
+  async exists(organizationId: string, groupId: string): Promise<boolean> {
+    return Boolean(await this.repos.tenant(organizationId).groups.get(groupId));
+  }
 }

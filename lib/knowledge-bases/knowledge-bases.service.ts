@@ -201,4 +201,11 @@ export class KnowledgeBasesService {
     });
     return { messageId };
   }
+
+  /** The titles of those of `knowledgeBaseIds` that exist, in order: a chain step's search tool names them. */
+  async titlesOf(organizationId: string, knowledgeBaseIds: string[]): Promise<string[]> {
+    const kbs = this.repos.tenant(organizationId).knowledgeBases;
+    const found = await Promise.all(knowledgeBaseIds.map((id) => kbs.get(id)));
+    return found.flatMap((kb) => (kb ? [kb.title] : []));
+  }
 }

@@ -234,4 +234,9 @@ export class TablesService {
     if (!updated) throw conflict('the table definition changed while this request ran; retry');
     return updated;
   }
+
+  /** Whether the organization has the table, with no access check: an app manifest declares the tables it uses. */
+  async exists(organizationId: string, tableName: string): Promise<boolean> {
+    return Boolean(await this.repos.tenant(organizationId).tables.getByName(tableName));
+  }
 }
