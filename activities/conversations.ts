@@ -15,7 +15,7 @@ import type { Logger } from '@lib/logger';
 import type { RealtimeEmitter } from '@lib/realtime/emitter';
 import type { Repositories } from '@lib/repositories';
 import { agentSettings, HISTORY_MESSAGES, turnSetupOf } from '@lib/conversations/turn-setup';
-import { loadModelTools } from '@lib/tools/model-tools';
+import type { ModelTools } from '@lib/tools/model-tools';
 import { streamModel } from './llm-stream';
 
 /** A permanent condition: retrying cannot bring the agent or conversation back. */
@@ -23,6 +23,7 @@ const gone = (message: string) => ApplicationFailure.nonRetryable(message, FAILU
 
 export interface TurnActivityDeps {
   repos: Repositories;
+  modelTools: Pick<ModelTools, 'forAgent'>;
   llm: OpenAI;
   realtime: Pick<RealtimeEmitter, 'emit'>;
   logger: Logger;
@@ -32,7 +33,10 @@ export function createTurnActivities(deps: TurnActivityDeps) {
   async function loadAgent(organizationId: string, agentId: string) {
     const tenant = deps.repos.tenant(organizationId);
     // The tools are read alongside the agent: one round of reads, not two, before the model is called.
-    const [agent, tools] = await Promise.all([tenant.agents.get(agentId), loadModelTools(tenant, agentId)]);
+    const [agent, tools] = await Promise.all([
+      tenant.agents.get(agentId),
+      deps.modelTools.forAgent(organizationId, agentId),
+    ]);
     if (!agent) throw gone(`the agent ${agentId} no longer exists`);
     return { ...agentSettings(agent), tools };
   }

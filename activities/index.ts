@@ -73,6 +73,7 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
     }),
     ...createTurnActivities({
       repos: deps.repos,
+      modelTools: deps.services.modelTools,
       llm: deps.llm,
       realtime: deps.realtime,
       logger: logger('conversations'),

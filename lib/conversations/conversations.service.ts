@@ -17,7 +17,7 @@ import { BlockedAddressError, type OutboundClient } from '@lib/http/outbound';
 import { page, type PageRequest } from '@lib/paging';
 import type { Repositories } from '@lib/repositories';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
-import { loadModelTools } from '@lib/tools/model-tools';
+import type { ModelTools } from '@lib/tools/model-tools';
 import type { ConversationDoc } from './conversation.schema';
 import { toConversationView, toMessageView } from './conversations.repository';
 import { agentSettings, MAX_INPUT_SETUP_BYTES, turnSetupOf } from './turn-setup';
@@ -88,6 +88,7 @@ export class ConversationsService {
     /** Counts the organization's running turns (the `turns` kind, MAX_CONCURRENT_TURNS_PER_ORG). */
     private readonly admission: Admission,
     private readonly browserSessions: BrowserSessionEnder,
+    private readonly modelTools: Pick<ModelTools, 'forAgent'>,
   ) {}
 
   private repo(ctx: RequestContext) {
@@ -176,9 +177,7 @@ export class ConversationsService {
     } else {
       // A turn that opens a conversation hands its workflow the whole setup (turn-setup.ts): the agent's tools
       // are read alongside the access check, so it costs no extra round trip.
-      const tools = body.message
-        ? loadModelTools(this.repos.tenant(ctx.organizationId), body.agentId)
-        : undefined;
+      const tools = body.message ? this.modelTools.forAgent(ctx.organizationId, body.agentId) : undefined;
       tools?.catch(() => undefined); // awaited below; a failed read must not leave it unhandled
       const agent = await referenced(
         'agentId',

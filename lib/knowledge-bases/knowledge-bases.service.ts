@@ -187,4 +187,9 @@ export class KnowledgeBasesService {
     });
     return { messageId };
   }
+
+  /** A knowledge base by id for another feature's internal use (no access check; null when there is none). */
+  find(organizationId: string, knowledgeBaseId: string) {
+    return this.repos.tenant(organizationId).knowledgeBases.get(knowledgeBaseId);
+  }
 }
