@@ -22,7 +22,7 @@ module.exports = {
         "A collection has one owner, the feature whose folder holds its repository; only that feature's code " +
         '(lib/<feature>/, activities/<feature>) uses it. Another feature reaches the data through the ' +
         "owner's service or a narrow port that lib/services.ts wires, so every collection has one writer.",
-      severity: 'warn',
+      severity: 'error',
       from: {
         path: '^(lib|activities)/([^/.]+)',
         pathNot: '^lib/(repositories|services|deps)\\.ts$',
@@ -35,7 +35,7 @@ module.exports = {
       comment:
         'lib/repositories.ts holds every collection; only the wiring (lib/services.ts, lib/deps.ts, ' +
         'activities/index.ts) takes it. A feature is given `Tenants<ItsStore>` (lib/db/tenants.ts).',
-      severity: 'warn',
+      severity: 'error',
       from: {
         path: '^(lib|activities)/',
         pathNot: '^lib/(services|deps|repositories)\\.ts$|^activities/index\\.ts$',

@@ -19,7 +19,6 @@ import { createWebhookActivities } from './triggers/webhooks';
 import { schedulePlan } from '@lib/schedules/fire-plan';
 import { webhookPlan } from '@lib/webhooks/delivery-plan';
 import type { TriggerHandlerDeps } from '@lib/triggers/trigger-handlers';
-import { loadModelTools } from '@lib/tools/model-tools';
 
 /** What the worker's activities use of the process's dependencies (see lib/deps.ts). */
 export type ActivityDeps = Pick<
@@ -73,10 +72,6 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
     logger: logger('triggers'),
     plans: { schedule: schedulePlan(deps.repos), webhook: webhookPlan(deps.repos) },
   };
-  const modelTools = {
-    forAgent: (organizationId: string, agentId: string) =>
-      loadModelTools(deps.repos.tenant(organizationId), agentId),
-  };
   return {
     ...createUserActivities({
       mailer: deps.mailer,
@@ -86,7 +81,7 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
     ...createTurnActivities({
       repos: deps.repos,
       agents: deps.services.agents,
-      modelTools,
+      modelTools: deps.services.modelTools,
       llm: deps.llm,
       realtime: deps.realtime,
       logger: logger('conversations'),

@@ -70,6 +70,26 @@ import { HandlerRunsRepository } from '@lib/triggers/handler-runs.repository';
 import { webhookDeliveryModel, webhookHandlerModel, webhookModel } from '@lib/webhooks/webhook.schema';
 import { WebhooksRepository } from '@lib/webhooks/webhooks.repository';
 
+import type { AgentsStore } from '@lib/agents/store';
+import type { AnalysesStore } from '@lib/analyses/store';
+import type { ApiKeysStore } from '@lib/api-keys/store';
+import type { ArtifactsStore } from '@lib/artifacts/store';
+import type { BrowserSessionsStore } from '@lib/browser-sessions/store';
+import type { ChainsStore } from '@lib/chains/store';
+import type { ConversationsStore } from '@lib/conversations/store';
+import type { CreditsStore } from '@lib/credits/store';
+import type { EmailAgentsStore } from '@lib/email-agents/store';
+import type { GroupsStore } from '@lib/groups/store';
+import type { KnowledgeBasesStore } from '@lib/knowledge-bases/store';
+import type { OrganizationStore } from '@lib/organization/store';
+import type { SchedulesStore } from '@lib/schedules/store';
+import type { TablesStore } from '@lib/tables/store';
+import type { TaskPlansStore } from '@lib/task-plans/store';
+import type { ToolsStore } from '@lib/tools/store';
+import type { TriggersStore } from '@lib/triggers/store';
+import type { UsersStore } from '@lib/users/store';
+import type { WebhooksStore } from '@lib/webhooks/store';
+
 /** Every collection with a schema; their indexes are built at connect. */
 export const MODELS: readonly ModelDef[] = [
   organizationModel,
@@ -115,8 +135,32 @@ export const MODELS: readonly ModelDef[] = [
   webhookDeliveryModel,
 ] as readonly ModelDef[];
 
-/** The repositories of one organization: everything a service or activity may read or write for it. */
-export class TenantRepositories {
+/**
+ * The repositories of one organization: every feature's store (its own collections), which lib/services.ts hands
+ * each feature alone. `implements` checks here that the one object holds every store as its feature names it.
+ */
+export class TenantRepositories
+  implements
+    AgentsStore,
+    AnalysesStore,
+    ApiKeysStore,
+    ArtifactsStore,
+    BrowserSessionsStore,
+    ChainsStore,
+    ConversationsStore,
+    CreditsStore,
+    EmailAgentsStore,
+    GroupsStore,
+    KnowledgeBasesStore,
+    OrganizationStore,
+    SchedulesStore,
+    TablesStore,
+    TaskPlansStore,
+    ToolsStore,
+    TriggersStore,
+    UsersStore,
+    WebhooksStore
+{
   constructor(
     private readonly db: Database,
     readonly organizationId: string,

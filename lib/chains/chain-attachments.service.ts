@@ -138,4 +138,16 @@ export class ChainAttachmentsService {
   async removeTarget(organizationId: string, kind: StepAttachmentKind, targetId: string): Promise<void> {
     await this.repos.tenant(organizationId).chainAttachments.removeTarget(kind, targetId);
   }
+
+  /** The chains attached to an agent, with no access check (its model tools). */
+  async chainIdsOfAgent(organizationId: string, agentId: string): Promise<string[]> {
+    return (await this.repos.tenant(organizationId).chainAttachments.listForAgent(agentId)).map(
+      (l) => l.actionChainId,
+    );
+  }
+
+  /** An agent's chain attachments go with it (lib/agents/agents.service.ts). */
+  async removeForAgent(organizationId: string, agentId: string): Promise<void> {
+    await this.repos.tenant(organizationId).chainAttachments.removeForAgent(agentId);
+  }
 }

@@ -173,6 +173,16 @@ export class ChainsService {
     await this.repo(ctx).touch(actionChainId);
     return { actionChainId, stepId, deleted: true };
   }
+
+  /** A chain's steps as stored, with no access check (an agent's model tools). */
+  storedSteps(organizationId: string, actionChainId: string): Promise<StepDoc[]> {
+    return this.repo({ organizationId }).listSteps(actionChainId);
+  }
+
+  /** A removed member's chains go to another member (lib/users); how many moved. */
+  reassign(organizationId: string, fromUserId: string, toUserId: string): Promise<number> {
+    return this.repo({ organizationId }).reassign(fromUserId, toUserId);
+  }
 }
 
 /** A stored step as the body that would write it again. */

@@ -52,4 +52,14 @@ export class AgentKnowledgeBasesService {
       throw notFound('knowledge base attachment');
     return { organizationId: ctx.organizationId, agentId, knowledgeBaseId };
   }
+
+  /** The titles of the knowledge bases attached to an agent, with no access check (its model tools). */
+  async titlesForAgent(organizationId: string, agentId: string): Promise<string[]> {
+    return (await this.repos.tenant(organizationId).agentKnowledgeBases.list(agentId)).map((a) => a.kbTitle);
+  }
+
+  /** An agent's knowledge base attachments go with it (lib/agents/agents.service.ts). */
+  async removeForAgent(organizationId: string, agentId: string): Promise<void> {
+    await this.repos.tenant(organizationId).agentKnowledgeBases.removeForAgent(agentId);
+  }
 }

@@ -208,4 +208,9 @@ export class KnowledgeBasesService {
     const found = await Promise.all(knowledgeBaseIds.map((id) => kbs.get(id)));
     return found.flatMap((kb) => (kb ? [kb.title] : []));
   }
+
+  /** A knowledge base by id for another feature's internal use (no access check; null when there is none). */
+  find(organizationId: string, knowledgeBaseId: string) {
+    return this.repos.tenant(organizationId).knowledgeBases.get(knowledgeBaseId);
+  }
 }

@@ -107,7 +107,7 @@ describe('mail identity', () => {
     it("are refused when they are any organization's user account's email, and accounts refuse agents' addresses", async () => {
       // An owner whose own address is in the agent domain: no agent of another organization may take it.
       const ownerEmail = `owner-${rand()}@${AGENT_DOMAIN}`;
-      await bootstrapOrganization(env.deps.repos, env.deps.tokens, {
+      await bootstrapOrganization(env.deps, {
         orgName: 'Agent Domain Owner Org',
         email: ownerEmail,
         name: 'Owen',
