@@ -14,7 +14,7 @@ import { createEtlActivities } from './knowledge-bases/etl';
 import { createIngestionActivities } from './knowledge-bases/ingestion';
 import { createMaintenanceActivities } from './knowledge-bases/maintenance';
 import { createTriggerHandlerActivities } from './triggers/handlers';
-import { createScheduleActivities } from './triggers/schedules';
+import { createScheduleActivities } from './schedules';
 import { createWebhookActivities } from './triggers/webhooks';
 import { schedulePlan } from '@lib/schedules/fire-plan';
 import { webhookPlan } from '@lib/webhooks/delivery-plan';

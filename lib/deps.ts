@@ -128,7 +128,7 @@ export async function createDeps(
     temporal,
     tokens,
     authenticator: new Authenticator(
-      { crossOrg: repos.crossOrg, users: services.users, apiKeys: services.apiKeys },
+      { apiKeyRecords: repos.apiKeyRecords, users: services.users, apiKeys: services.apiKeys },
       tokens,
       config.auth.oidc,
       credentials,

@@ -9,7 +9,11 @@ import { conversationModel } from '@lib/conversations/conversation.schema';
 import { ConversationsRepository } from '@lib/conversations/conversations.repository';
 import { messageModel } from '@lib/conversations/message.schema';
 import type { Database, ModelDef } from '@lib/db/connection';
-import { CrossOrgRepository } from '@lib/db/cross-org.repository';
+import { AgentEmailsCrossOrg } from '@lib/agents/agent-emails.repository';
+import { ApiKeysCrossOrg } from '@lib/api-keys/api-key-records.repository';
+import { KnowledgeBasesCrossOrg } from '@lib/knowledge-bases/public-knowledge-bases.repository';
+import { OrganizationsCrossOrg } from '@lib/organization/organizations.repository';
+import { SchedulesCrossOrg } from '@lib/schedules/schedule-sweep.repository';
 import { groupAgentMappingModel } from '@lib/groups/group-agent-mapping.schema';
 import { GroupAgentsRepository } from '@lib/groups/group-agents.repository';
 import { GroupsRepository } from '@lib/groups/groups.repository';
@@ -270,7 +274,12 @@ export class TenantRepositories
 export class Repositories {
   /** Accounts are global identities, not organization data. */
   readonly accounts: UserAccountsRepository;
-  readonly crossOrg: CrossOrgRepository;
+  // The only reads and writes not scoped to one organization, each owned by its feature and named for why.
+  readonly agentEmails: AgentEmailsCrossOrg;
+  readonly apiKeyRecords: ApiKeysCrossOrg;
+  readonly organizations: OrganizationsCrossOrg;
+  readonly publicKnowledgeBases: KnowledgeBasesCrossOrg;
+  readonly scheduleSweep: SchedulesCrossOrg;
 
   /**
    * `credentialsChanged` is told after every write to an organization's API keys or memberships, which
@@ -280,8 +289,12 @@ export class Repositories {
     private readonly db: Database,
     private readonly credentialsChanged: CredentialsChanged,
   ) {
-    this.accounts = new UserAccountsRepository(db);
-    this.crossOrg = new CrossOrgRepository(db);
+    this.agentEmails = new AgentEmailsCrossOrg(db);
+    this.accounts = new UserAccountsRepository(db, this.agentEmails);
+    this.apiKeyRecords = new ApiKeysCrossOrg(db);
+    this.organizations = new OrganizationsCrossOrg(db);
+    this.publicKnowledgeBases = new KnowledgeBasesCrossOrg(db);
+    this.scheduleSweep = new SchedulesCrossOrg(db);
   }
 
   tenant(organizationId: string): TenantRepositories {

@@ -1,7 +1,7 @@
 import type { CopyKnowledgeBaseInput, IngestFileInput, PurgeKnowledgeInput } from '@contracts';
 import type { Embedders } from '@lib/embeddings/embedders';
 import { objectKey, uploadKeyOf, type ObjectStore } from '@lib/knowledge-bases/object-store';
-import type { CrossOrgRepository } from '@lib/db/cross-org.repository';
+import type { KnowledgeBasesCrossOrg } from '@lib/knowledge-bases/public-knowledge-bases.repository';
 import type { Tenants } from '@lib/db/tenants';
 import type { KnowledgeBasesStore } from '@lib/knowledge-bases/store';
 import type { VectorStore } from '@lib/vectors/vector-store';
@@ -13,7 +13,7 @@ export interface ChainStepTargets {
 }
 
 export interface MaintenanceDeps {
-  repos: Tenants<KnowledgeBasesStore> & { crossOrg: CrossOrgRepository };
+  repos: Tenants<KnowledgeBasesStore> & { publicKnowledgeBases: KnowledgeBasesCrossOrg };
   chainAttachments: ChainStepTargets;
   objects: ObjectStore;
   embedders: Embedders;
@@ -67,7 +67,7 @@ export function createMaintenanceActivities(deps: MaintenanceDeps) {
       await deps.vectors.deleteKnowledgeBase(modelOf(kb), input.organizationId, input.knowledgeBaseId);
       await tenant.etlRules.removeForKnowledgeBase(input.knowledgeBaseId);
       await deps.chainAttachments.removeTarget(input.organizationId, 'knowledge-base', input.knowledgeBaseId);
-      await deps.repos.crossOrg.removeKnowledgeBaseAttachmentsCrossOrg(
+      await deps.repos.publicKnowledgeBases.removeKnowledgeBaseAttachmentsCrossOrg(
         input.organizationId,
         input.knowledgeBaseId,
       );

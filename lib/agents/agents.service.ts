@@ -2,8 +2,8 @@ import type { RequestContext } from '@lib/auth/context';
 import { conflict, forbidden, invalidReference, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
-import type { CrossOrgRepository } from '@lib/db/cross-org.repository';
 import type { Tenants } from '@lib/db/tenants';
+import type { AgentEmailsCrossOrg } from './agent-emails.repository';
 import type { AgentAccess } from './agent-access';
 import { addressOfUser, checkAgentEmailDomain } from './agent-email-domains';
 import { agentFieldsFromBody, type AgentBody } from './agent-fields';
@@ -37,7 +37,7 @@ export interface AgentNeighbours {
 
 export class AgentsService {
   constructor(
-    private readonly repos: Tenants<AgentsStore> & { crossOrg: CrossOrgRepository },
+    private readonly repos: Tenants<AgentsStore> & { agentEmails: AgentEmailsCrossOrg },
     private readonly access: AgentAccess,
     /** AGENT_EMAIL_DOMAINS: the domains agents' addresses may use. */
     private readonly emailDomains: readonly string[],
@@ -168,10 +168,10 @@ export class AgentsService {
       if (await this.neighbours.accounts.findAccountByEmail(address)) throw addressOfUser(address);
     }
     const docId = agentDocId(ctx.organizationId, agentId);
-    const legacy = await this.repos.crossOrg.findAgentByEmailCrossOrg(address);
+    const legacy = await this.repos.agentEmails.findAgentByEmailCrossOrg(address);
     const free =
       (!legacy || legacy._id === docId) &&
-      (await this.repos.crossOrg.claimAgentEmailCrossOrg(address, ctx.organizationId, docId));
+      (await this.repos.agentEmails.claimAgentEmailCrossOrg(address, ctx.organizationId, docId));
     if (!free) throw conflict(`emailAddress ${address} is already used by another agent`);
   }
 
@@ -181,7 +181,10 @@ export class AgentsService {
     address: string | null | undefined,
   ) {
     if (address)
-      await this.repos.crossOrg.releaseAgentEmailCrossOrg(address, agentDocId(ctx.organizationId, agentId));
+      await this.repos.agentEmails.releaseAgentEmailCrossOrg(
+        address,
+        agentDocId(ctx.organizationId, agentId),
+      );
   }
 
   /** An agent by id for another feature's internal use (no access check; null when there is none). */

@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
 import { forbidden, unauthorized } from '@lib/errors';
-import type { CrossOrgRepository } from '@lib/db/cross-org.repository';
+import type { ApiKeyDoc } from '@lib/api-keys/api-key.schema';
 import type { MemberDoc } from '@lib/users/member.schema';
 import { API_KEY_PREFIX, apiKeyIdOf, apiKeyMatches } from './api-key-secret';
 import type { RequestContext } from './context';
@@ -22,7 +22,7 @@ export interface OidcSettings {
  * accounts belong to the users feature, keys to the API keys feature (wired in lib/deps.ts).
  */
 export interface CredentialRecords {
-  crossOrg: Pick<CrossOrgRepository, 'findApiKeyCrossOrg'>;
+  apiKeyRecords: { findApiKeyCrossOrg(apiKeyId: string): Promise<ApiKeyDoc | null> };
   users: {
     member(organizationId: string, userId: string): Promise<MemberDoc | null>;
     /** The account of an external identity, linked at first sign-in through an address the issuer verified. */
@@ -73,7 +73,7 @@ export class Authenticator {
     if (!credential) return null;
     if (credential.startsWith(API_KEY_PREFIX)) {
       const apiKeyId = apiKeyIdOf(credential);
-      const record = apiKeyId ? await this.records.crossOrg.findApiKeyCrossOrg(apiKeyId) : null;
+      const record = apiKeyId ? await this.records.apiKeyRecords.findApiKeyCrossOrg(apiKeyId) : null;
       return record && apiKeyMatches(credential, record.keyHash) ? record.organizationId : null;
     }
     try {
@@ -86,7 +86,7 @@ export class Authenticator {
   private async fromApiKey(key: string, organizationId: string): Promise<RequestContext> {
     const apiKeyId = apiKeyIdOf(key);
     const record = apiKeyId
-      ? await this.cached(`key:${apiKeyId}`, () => this.records.crossOrg.findApiKeyCrossOrg(apiKeyId))
+      ? await this.cached(`key:${apiKeyId}`, () => this.records.apiKeyRecords.findApiKeyCrossOrg(apiKeyId))
       : null;
     if (!record || !apiKeyMatches(key, record.keyHash)) throw unauthorized('invalid API key');
     // A working key on another organization's path: say so (its holder knows its organization already).

@@ -6,12 +6,11 @@ import type { KbFilesService } from '@lib/knowledge-bases/kb-files.service';
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import { isSupportedFile } from '@lib/knowledge-bases/parsing/extensions';
 import type { Logger } from '@lib/logger';
-import type { CrossOrgRepository } from '@lib/db/cross-org.repository';
 import type { Tenants } from '@lib/db/tenants';
 import type { MemberDoc } from '@lib/users/member.schema';
 import { attachmentAllowed, automaticMailReason, stripQuotedReply, threadCandidates, titleOf } from './mime';
 import { parseMail, type InboundMail } from './parse-mail';
-import type { AgentLookup, MailConversations, SenderMembers } from './ports';
+import type { AgentAddressBook, AgentLookup, MailConversations, SenderMembers } from './ports';
 import { unauthenticatedSender } from './sender-authentication';
 import type { EmailAgentsStore } from './store';
 import { derivedId } from '@lib/ids';
@@ -20,7 +19,7 @@ import { derivedId } from '@lib/ids';
 const MAX_MESSAGE_CHARS = 100_000;
 
 export interface InboundEmailDeps {
-  repos: Tenants<EmailAgentsStore> & { crossOrg: Pick<CrossOrgRepository, 'findAgentEmailCrossOrg'> };
+  repos: Tenants<EmailAgentsStore> & { agentEmails: AgentAddressBook };
   agents: AgentLookup;
   members: SenderMembers;
   conversations: MailConversations;
@@ -119,7 +118,7 @@ export class InboundEmailService {
     };
     const automatic = automaticMailReason(input.envelopeFrom, mail.header);
     if (automatic) return finish('ignored', automatic);
-    if (mail.fromAddress && (await this.deps.repos.crossOrg.findAgentEmailCrossOrg(mail.fromAddress)))
+    if (mail.fromAddress && (await this.deps.repos.agentEmails.findAgentEmailCrossOrg(mail.fromAddress)))
       return finish('ignored', 'the sender is an agent (agents do not answer agents by mail)');
     // Before membership: a forged From of a member must not act as them (run tools, file attachments).
     const unauthenticated = unauthenticatedSender(mail, input.envelopeFrom, this.deps.trustedRelays);

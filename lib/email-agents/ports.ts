@@ -1,3 +1,4 @@
+import type { AgentEmailDoc } from '@lib/agents/agent-email.schema';
 import type { AgentDoc } from '@lib/agents/agent.schema';
 import type { ConversationDoc } from '@lib/conversations/conversation.schema';
 import type { MessageDoc } from '@lib/conversations/message.schema';
@@ -34,4 +35,9 @@ export interface MailConversations {
     requestId: string,
     role: 'user' | 'assistant',
   ): Promise<MessageDoc | null>;
+}
+
+/** Who holds an inbound address, in any organization (lib/agents' address book). */
+export interface AgentAddressBook {
+  findAgentEmailCrossOrg(address: string): Promise<AgentEmailDoc | null>;
 }

@@ -1,7 +1,7 @@
 import type { AgentsService } from '@lib/agents/agents.service';
 import type { RequestContext } from '@lib/auth/context';
 import { notFound, referenced } from '@lib/errors';
-import type { CrossOrgRepository } from '@lib/db/cross-org.repository';
+import type { KnowledgeBasesCrossOrg } from './public-knowledge-bases.repository';
 import type { Tenants } from '@lib/db/tenants';
 import type { KbAccess } from './kb-access';
 import type { KnowledgeBasesStore } from './store';
@@ -10,7 +10,7 @@ import { toAgentKbView } from './views';
 /** Knowledge bases attached to agents: reads need read access to the agent, changes agents.manage. */
 export class AgentKnowledgeBasesService {
   constructor(
-    private readonly repos: Tenants<KnowledgeBasesStore> & { crossOrg: CrossOrgRepository },
+    private readonly repos: Tenants<KnowledgeBasesStore> & { publicKnowledgeBases: KnowledgeBasesCrossOrg },
     private readonly agents: AgentsService,
     private readonly access: KbAccess,
   ) {}
@@ -34,7 +34,7 @@ export class AgentKnowledgeBasesService {
       knowledgeBaseId,
       kbOrg === ctx.organizationId
         ? this.access.readable(ctx, knowledgeBaseId)
-        : this.repos.crossOrg.findPublicKnowledgeBaseCrossOrg(kbOrg, knowledgeBaseId),
+        : this.repos.publicKnowledgeBases.findPublicKnowledgeBaseCrossOrg(kbOrg, knowledgeBaseId),
     );
     const attachment = await this.attachments(ctx).create({
       agentId,

@@ -1,17 +1,17 @@
 import { API_KEY_SCOPES, type PermissionMap } from '@lib/api-keys/api-key.schema';
 import type { TokenService } from '@lib/auth/tokens';
-import type { CrossOrgRepository } from '@lib/db/cross-org.repository';
+import type { OrganizationsCrossOrg } from './organizations.repository';
 
 export const ALL_PERMISSIONS: PermissionMap = Object.fromEntries(
   API_KEY_SCOPES.map((scope) => [scope, { read: true, write: true }]),
 );
 
 /**
- * What a new organization is made with: its record (shared cross-organization queries), its first owner (the
+ * What a new organization is made with: its record (a cross-organization write), its first owner (the
  * users feature) and its first key (the API keys feature). lib/deps.ts's `Deps` is one.
  */
 export interface BootstrapDeps {
-  repos: { crossOrg: Pick<CrossOrgRepository, 'createOrganizationCrossOrg'> };
+  repos: { organizations: OrganizationsCrossOrg };
   services: {
     users: {
       addOwner(organizationId: string, account: { email: string; name: string }): Promise<{ _id: string }>;
@@ -31,7 +31,7 @@ export async function bootstrapOrganization(
   deps: BootstrapDeps,
   input: { orgName: string; email: string; name: string },
 ) {
-  const org = await deps.repos.crossOrg.createOrganizationCrossOrg(input.orgName);
+  const org = await deps.repos.organizations.createOrganizationCrossOrg(input.orgName);
   const user = await deps.services.users.addOwner(org._id, { email: input.email, name: input.name });
   const { key } = await deps.services.apiKeys.issue(org._id, {
     description: 'bootstrap key (all permissions)',

@@ -84,7 +84,7 @@ function serviceIn(world: World = {}) {
   };
   const repos = {
     tenant: () => tenant,
-    crossOrg: {
+    agentEmails: {
       findAgentEmailCrossOrg: (address: string) =>
         Promise.resolve((world.agentAddresses ?? []).includes(address) ? { organizationId: 'org_1' } : null),
     },

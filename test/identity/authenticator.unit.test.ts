@@ -26,7 +26,7 @@ function fakeStore() {
   const records = new Map<string, KeyRecord>();
   const writes: Array<{ apiKeyId: string; at: number; settle: (err?: Error) => void }> = [];
   const repos = {
-    crossOrg: { findApiKeyCrossOrg: (id: string) => Promise.resolve(records.get(id) ?? null) },
+    apiKeyRecords: { findApiKeyCrossOrg: (id: string) => Promise.resolve(records.get(id) ?? null) },
     users: {
       member: (organizationId: string, userId: string) =>
         Promise.resolve(

@@ -10,7 +10,7 @@ import { addMember, as, createTestOrg, type TestOrg } from '@test/helpers/org';
 
 /** What the authenticator checks credentials against, wired as lib/deps.ts wires it. */
 const recordsOf = (env: TestEnv) => ({
-  crossOrg: env.deps.repos.crossOrg,
+  apiKeyRecords: env.deps.repos.apiKeyRecords,
   users: env.deps.services.users,
   apiKeys: env.deps.services.apiKeys,
 });
