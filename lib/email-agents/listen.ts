@@ -11,7 +11,7 @@ export function startInboundMail(
   const settings = deps.config.inboundEmail;
   if (port === undefined) throw new Error('INBOUND_SMTP_PORT is not set');
   const intake = new EmailIntake(
-    deps.repos.crossOrg,
+    deps.repos.agentEmails,
     deps.objects,
     deps.temporal,
     deps.config.agentEmailDomains,

@@ -1,13 +1,15 @@
 import type { RequestContext } from '@lib/auth/context';
 import { badRequest, invalidReference, referenced } from '@lib/errors';
 import { compileGlob } from '@lib/patterns/glob';
-import type { Repositories } from '@lib/repositories';
+import type { KnowledgeBasesCrossOrg } from './public-knowledge-bases.repository';
+import type { Tenants } from '@lib/db/tenants';
 import type { Embedders } from '@lib/embeddings/embedders';
 import type { VectorMatch, VectorStore } from '@lib/vectors/vector-store';
 import type { KbAccess } from './kb-access';
 import type { KbChunkDoc } from './kb-chunk.schema';
 import type { KbFileDoc } from './kb-file.schema';
 import type { KnowledgeBaseDoc } from './knowledge-base.schema';
+import type { KnowledgeBasesStore } from './store';
 
 /** `cursor + limit` may reach this many hits: deeper pages of a similarity ranking are noise. */
 export const MAX_SEARCH_DEPTH = 1000;
@@ -54,7 +56,7 @@ function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
  * those attached to an agent. Each knowledge base is searched with its own embedding model. */
 export class KbSearchService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<KnowledgeBasesStore> & { publicKnowledgeBases: KnowledgeBasesCrossOrg },
     private readonly access: KbAccess,
     private readonly embedders: Embedders,
     private readonly vectors: VectorStore,
@@ -81,7 +83,10 @@ export class KbSearchService {
       attachments.map((a) =>
         a.kbOrganizationId === organizationId
           ? tenant.knowledgeBases.get(a.knowledgeBaseId)
-          : this.repos.crossOrg.findPublicKnowledgeBaseCrossOrg(a.kbOrganizationId, a.knowledgeBaseId),
+          : this.repos.publicKnowledgeBases.findPublicKnowledgeBaseCrossOrg(
+              a.kbOrganizationId,
+              a.knowledgeBaseId,
+            ),
       ),
     );
     const { hits } = await this.search(
@@ -120,7 +125,10 @@ export class KbSearchService {
         .map((a) =>
           a.kbOrganizationId === organizationId
             ? tenant.knowledgeBases.get(a.knowledgeBaseId)
-            : this.repos.crossOrg.findPublicKnowledgeBaseCrossOrg(a.kbOrganizationId, a.knowledgeBaseId),
+            : this.repos.publicKnowledgeBases.findPublicKnowledgeBaseCrossOrg(
+                a.kbOrganizationId,
+                a.knowledgeBaseId,
+              ),
         ),
     );
     return [...readable, ...extra.filter((kb): kb is KnowledgeBaseDoc => kb !== null)];
@@ -140,7 +148,7 @@ export class KbSearchService {
   private async everyReadable(ctx: RequestContext) {
     const [own, others] = await Promise.all([
       this.repos.tenant(ctx.organizationId).knowledgeBases.listReadable(await this.access.personalScope(ctx)),
-      this.repos.crossOrg.listPublicKnowledgeBasesCrossOrg(ctx.organizationId),
+      this.repos.publicKnowledgeBases.listPublicKnowledgeBasesCrossOrg(ctx.organizationId),
     ]);
     return [...own, ...others];
   }
@@ -159,7 +167,7 @@ export class KbSearchService {
     return Promise.all(
       ids.map(async (id, i) => {
         if (orgs[i] === ctx.organizationId) return referenced('kbIds', id, this.access.readable(ctx, id));
-        const kb = await this.repos.crossOrg.findPublicKnowledgeBaseCrossOrg(orgs[i]!, id);
+        const kb = await this.repos.publicKnowledgeBases.findPublicKnowledgeBaseCrossOrg(orgs[i]!, id);
         if (!kb) throw invalidReference('kbIds', id);
         return kb;
       }),
