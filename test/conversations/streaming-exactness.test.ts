@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTestAgent } from '@test/helpers/agents';
-import { createRunnableChain, finished, startRun } from '@test/helpers/chains';
+import { createRunnableChain, finished, startRun, userText } from '@test/helpers/chains';
 import { testEnv, type TestEnv } from '@test/helpers/env';
 import { lastUserText } from '@test/helpers/llm';
 import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
@@ -220,7 +220,7 @@ describe('streamed text is exact under load: 50 turns at once, two workers', () 
     ]);
     // Each answer names its step and run, after a pause that keeps runs in flight when the worker dies.
     chain.answer(async (body) => {
-      const [step, tag] = String(body.messages[1]?.content).split(' ');
+      const [step, tag] = userText(body).split(' ');
       await new Promise((resolve) => setTimeout(resolve, 200));
       return { content: JSON.stringify({ [{ one: 'a', two: 'b', three: 'c' }[step!]!]: `${step}:${tag}` }) };
     });
