@@ -155,7 +155,6 @@ export function searchIn(world: World) {
   const asked = {
     embedded: [] as Array<{ model: string; texts: string[] }>,
     queries: [] as Array<{ model: string; organizationId: string; query: VectorQuery }>,
-    scopes: [] as Array<PersonalScope | undefined>,
   };
   const live = (k: Kb) => !k.deletedAt;
   const inOrg = <T extends { organizationId: string }>(items: T[] | undefined, org: string) =>
@@ -168,7 +167,6 @@ export function searchIn(world: World) {
         return Promise.resolve(k ? asDoc(k) : null);
       },
       listReadable: (scope?: PersonalScope) => {
-        asked.scopes.push(scope);
         const readable = (k: Kb) =>
           k.type === 'ORGANIZATION' ||
           !scope ||
