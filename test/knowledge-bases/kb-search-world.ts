@@ -1,7 +1,7 @@
 import type { AgentAccess } from '@lib/agents/agent-access';
 import type { RequestContext } from '@lib/auth/context';
 import type { Capability } from '@lib/auth/roles';
-import type { CrossOrgRepository } from '@lib/db/cross-org.repository';
+import type { KnowledgeBasesCrossOrg } from '@lib/knowledge-bases/public-knowledge-bases.repository';
 import type { Embedder } from '@lib/embeddings/embedder';
 import { Embedders } from '@lib/embeddings/embedders';
 import { KbAccess } from '@lib/knowledge-bases/kb-access';
@@ -218,7 +218,7 @@ export function searchIn(world: World) {
     },
   });
 
-  const crossOrg = {
+  const publicKnowledgeBases = {
     findPublicKnowledgeBaseCrossOrg: (org: string, id: string) => {
       const k = inOrg(world.kbs, org).find((x) => x.knowledgeBaseId === id);
       return Promise.resolve(k && k.isPublic && live(k) ? asDoc(k) : null);
@@ -227,7 +227,7 @@ export function searchIn(world: World) {
       Promise.resolve(
         world.kbs.filter((k) => k.organizationId !== except && k.isPublic && live(k)).map(asDoc),
       ),
-  } as unknown as CrossOrgRepository;
+  } as unknown as KnowledgeBasesCrossOrg;
 
   const embedder = (id: string): Embedder => ({
     model: { id, dimensions: 2 },
@@ -265,7 +265,10 @@ export function searchIn(world: World) {
       Promise.resolve((world.agentsOf?.[ctx.userId] ?? []).includes(agentId)),
   } as unknown as AgentAccess;
 
-  const repos = { tenant: (org: string) => tenant(org) as unknown as KnowledgeBasesStore, crossOrg };
+  const repos = {
+    tenant: (org: string) => tenant(org) as unknown as KnowledgeBasesStore,
+    publicKnowledgeBases,
+  };
   const service = new KbSearchService(
     repos,
     new KbAccess(repos, agents),
