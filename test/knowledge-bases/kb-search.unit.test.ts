@@ -219,4 +219,32 @@ describe('knowledge base search (unit, stores in memory)', () => {
       },
     ]);
   });
+
+  it('fills the page past vectors of files that are not READY (a reindex under way, a failed one)', async () => {
+    // Twelve passages of a file being reindexed and four of one that failed rank above the READY ones.
+    const stale = (name: string, fields: object, score: number) => {
+      const item = indexed('org_1', 'kb_handbook', name, score);
+      return { ...item, file: { ...item.file, ...fields } };
+    };
+    const items = [
+      ...Array.from({ length: 12 }, (_, i) =>
+        stale(`reindexing${i}`, { status: 'PROCESSING' }, 0.9 - i * 0.001),
+      ),
+      ...Array.from({ length: 4 }, (_, i) => stale(`failed${i}`, { status: 'ERROR' }, 0.8 - i * 0.001)),
+      ...Array.from({ length: 7 }, (_, i) => indexed('org_1', 'kb_handbook', `ready${i}`, 0.5 - i * 0.01)),
+    ];
+    const { service, asked } = searchIn(worldOf(kbs, items));
+    const first = await service.searchOne(ann, 'kb_handbook', { ...page, limit: 5 });
+    expect(ids(first.items)).to.deep.equal([
+      'vec_ready0',
+      'vec_ready1',
+      'vec_ready2',
+      'vec_ready3',
+      'vec_ready4',
+    ]);
+    // asked for one past the page, then twice as many until the page was full
+    expect(asked.queries.map((q) => q.query.topK)).to.deep.equal([6, 12, 24]);
+    const second = await service.searchOne(ann, 'kb_handbook', { ...page, limit: 5, offset: 5 });
+    expect(ids(second.items)).to.deep.equal(['vec_ready5', 'vec_ready6']);
+  });
 });
