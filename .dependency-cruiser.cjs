@@ -22,20 +22,19 @@ module.exports = {
         "A collection has one owner, the feature whose folder holds its repository; only that feature's code " +
         '(lib/<feature>/, activities/<feature>) uses it. Another feature reaches the data through the ' +
         "owner's service or a narrow port that lib/services.ts wires, so every collection has one writer.",
-      severity: 'warn',
+      severity: 'error',
       from: {
         path: '^(lib|activities)/([^/.]+)',
         pathNot: '^lib/(repositories|services|deps)\\.ts$',
       },
-      // lib/db/cross-org.repository.ts holds the few queries that span organizations, for several features.
-      to: { path: '^lib/[^/]+/.+\\.repository\\.ts$', pathNot: '^lib/($2|db)/' },
+      to: { path: '^lib/[^/]+/.+\\.repository\\.ts$', pathNot: '^lib/$2/' },
     },
     {
       name: 'only-the-wiring-holds-every-repository',
       comment:
         'lib/repositories.ts holds every collection; only the wiring (lib/services.ts, lib/deps.ts, ' +
         'activities/index.ts) takes it. A feature is given `Tenants<ItsStore>` (lib/db/tenants.ts).',
-      severity: 'warn',
+      severity: 'error',
       from: {
         path: '^(lib|activities)/',
         pathNot: '^lib/(services|deps|repositories)\\.ts$|^activities/index\\.ts$',

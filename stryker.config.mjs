@@ -113,6 +113,10 @@ export const areas = {
       'lib/knowledge-bases/etl-rules.service.ts',
     ],
     spec: [
+      'test/knowledge-bases/kb-access.unit.test.ts',
+      'test/knowledge-bases/search-tool.unit.test.ts',
+      'test/knowledge-bases/kb-search.unit.test.ts',
+      'test/knowledge-bases/kb-search-agents.unit.test.ts',
       'test/knowledge-bases/kb-manage.test.ts',
       'test/knowledge-bases/kb-search-spec.test.ts',
       'test/knowledge-bases/kb-agents.test.ts',

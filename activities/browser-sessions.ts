@@ -9,13 +9,14 @@ import {
 import type { SessionStatus } from '@lib/browser-sessions/browser-session.schema';
 import { BrowseActionError, BrowserGoneError, type BrowserPool } from '@lib/browser-sessions/browser-pool';
 import { screenshotKey } from '@lib/browser-sessions/browser-sessions.service';
+import type { BrowserSessionsStore } from '@lib/browser-sessions/store';
+import type { Tenants } from '@lib/db/tenants';
 import { newId } from '@lib/ids';
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import type { Logger } from '@lib/logger';
-import type { Repositories } from '@lib/repositories';
 
 export interface BrowserActivityDeps {
-  repos: Repositories;
+  repos: Tenants<BrowserSessionsStore>;
   objects: Pick<ObjectStore, 'put'>;
   logger: Logger;
   /** This worker process's browsers (absent where no worker runs, e.g. in the API). */

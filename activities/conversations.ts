@@ -11,18 +11,21 @@ import {
   type TurnSetup,
 } from '@contracts';
 import { toMessageView } from '@lib/conversations/conversations.repository';
+import type { AgentLookup, ModelToolSource } from '@lib/conversations/ports';
+import type { ConversationsStore } from '@lib/conversations/store';
+import type { Tenants } from '@lib/db/tenants';
 import type { Logger } from '@lib/logger';
 import type { RealtimeEmitter } from '@lib/realtime/emitter';
-import type { Repositories } from '@lib/repositories';
 import { agentSettings, HISTORY_MESSAGES, turnSetupOf } from '@lib/conversations/turn-setup';
-import { loadModelTools } from '@lib/tools/model-tools';
 import { streamModel } from './llm-stream';
 
 /** A permanent condition: retrying cannot bring the agent or conversation back. */
 const gone = (message: string) => ApplicationFailure.nonRetryable(message, FAILURES.turnTargetGone);
 
 export interface TurnActivityDeps {
-  repos: Repositories;
+  repos: Tenants<ConversationsStore>;
+  agents: AgentLookup;
+  modelTools: ModelToolSource;
   llm: OpenAI;
   realtime: Pick<RealtimeEmitter, 'emit' | 'flush'>;
   logger: Logger;
@@ -30,9 +33,11 @@ export interface TurnActivityDeps {
 
 export function createTurnActivities(deps: TurnActivityDeps) {
   async function loadAgent(organizationId: string, agentId: string) {
-    const tenant = deps.repos.tenant(organizationId);
     // The tools are read alongside the agent: one round of reads, not two, before the model is called.
-    const [agent, tools] = await Promise.all([tenant.agents.get(agentId), loadModelTools(tenant, agentId)]);
+    const [agent, tools] = await Promise.all([
+      deps.agents.find(organizationId, agentId),
+      deps.modelTools.forAgent(organizationId, agentId),
+    ]);
     if (!agent) throw gone(`the agent ${agentId} no longer exists`);
     return { ...agentSettings(agent), tools };
   }

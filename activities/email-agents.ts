@@ -25,7 +25,7 @@ export function createEmailActivities(deps: EmailActivityDeps) {
     /** Sends the agent's reply through the relay. 5xx answers and replies that cannot exist are final. */
     async sendEmailReply(input: EmailReplyInput): Promise<{ messageId: string }> {
       try {
-        return await sendReply({ repos: deps.repos, mailer: deps.mailer }, input);
+        return await sendReply(deps, input);
       } catch (err) {
         if (err instanceof ReplyNotPossible)
           throw ApplicationFailure.nonRetryable(err.message, FAILURES.permanentMail);

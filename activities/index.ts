@@ -1,4 +1,5 @@
 import type { BrowserPool } from '@lib/browser-sessions/browser-pool';
+import { endSessionsOf } from '@lib/browser-sessions/browser-sessions.service';
 import type { Deps } from '@lib/deps';
 import { createAnalysisActivities } from './analyses/runs';
 import { createBrowserActivities } from './browser-sessions';
@@ -13,7 +14,7 @@ import { createEtlActivities } from './knowledge-bases/etl';
 import { createIngestionActivities } from './knowledge-bases/ingestion';
 import { createMaintenanceActivities } from './knowledge-bases/maintenance';
 import { createTriggerHandlerActivities } from './triggers/handlers';
-import { createScheduleActivities } from './triggers/schedules';
+import { createScheduleActivities } from './schedules';
 import { createWebhookActivities } from './triggers/webhooks';
 import { schedulePlan } from '@lib/schedules/fire-plan';
 import { webhookPlan } from '@lib/webhooks/delivery-plan';
@@ -52,6 +53,11 @@ export function chainActivityDeps(deps: ActivityDeps, logger: ActivityDeps['logg
     browserSessions: deps.services.browserSessions,
     knowledge: deps.services.kbSearch,
     temporal: deps.temporal,
+    agents: deps.services.agents,
+    knowledgeBases: deps.services.knowledgeBases,
+    runSessions: {
+      endFor: (organizationId, owner) => endSessionsOf(deps.repos, deps.temporal, organizationId, owner),
+    },
   };
 }
 
@@ -62,6 +68,7 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
     repos: deps.repos,
     conversations: deps.services.conversations,
     chainRuns: deps.services.chainRuns,
+    members: deps.services.users,
     logger: logger('triggers'),
     plans: { schedule: schedulePlan(deps.repos), webhook: webhookPlan(deps.repos) },
   };
@@ -73,6 +80,8 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
     }),
     ...createTurnActivities({
       repos: deps.repos,
+      agents: deps.services.agents,
+      modelTools: deps.services.modelTools,
       llm: deps.llm,
       realtime: deps.realtime,
       logger: logger('conversations'),
@@ -99,9 +108,18 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
       logger: logger('knowledge-bases'),
       kb: deps.config.kb,
     }),
-    ...createMaintenanceActivities(deps),
+    ...createMaintenanceActivities({
+      repos: deps.repos,
+      objects: deps.objects,
+      embedders: deps.embedders,
+      vectors: deps.vectors,
+      chainAttachments: deps.services.chainAttachments,
+    }),
     ...createEmailActivities({
       repos: deps.repos,
+      agents: deps.services.agents,
+      members: deps.services.users,
+      conversations: deps.services.conversations,
       access: deps.services.access,
       objects: deps.objects,
       kbFiles: deps.services.kbFiles,
@@ -113,6 +131,7 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
     ...createChainActivities(chainActivityDeps(deps, logger('chains'))),
     ...createEtlActivities({
       repos: deps.repos,
+      members: deps.services.users,
       conversations: deps.services.conversations,
       chainRuns: deps.services.chainRuns,
       logger: logger('knowledge-bases'),
@@ -127,6 +146,8 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
     ...createWebhookActivities({ deliveries: deps.services.webhookDeliveries }),
     ...createAnalysisActivities({
       repos: deps.repos,
+      agents: deps.services.agents,
+      conversations: deps.services.conversations,
       llm: deps.llm,
       logger: logger('analyses'),
       credits: deps.services.credits,

@@ -5,12 +5,13 @@ import type { KbSearchService } from '@lib/knowledge-bases/kb-search.service';
 import { hitsForModel, KB_SEARCH_TOOL, searchArgs } from '@lib/knowledge-bases/search-tool';
 import type { Logger } from '@lib/logger';
 import type { RealtimeEmitter } from '@lib/realtime/emitter';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import { findTool, resolveToolConfiguration } from '@lib/tools/registry';
+import type { ToolsStore } from '@lib/tools/store';
 import type { ToolRunDeps } from '@lib/tools/tool-spec';
 
 export interface ToolActivityDeps extends ToolRunDeps {
-  repos: Repositories;
+  repos: Tenants<ToolsStore>;
   realtime: Pick<RealtimeEmitter, 'emit'>;
   logger: Logger;
   knowledge: Pick<KbSearchService, 'searchForAgent'>;

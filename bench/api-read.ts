@@ -73,7 +73,7 @@ async function startServer(mode: ServerMode) {
 async function seed() {
   const deps = await createDeps(loadConfig(), { logger: createLogger('silent') });
   const tag = Date.now().toString(36);
-  const boot = await bootstrapOrganization(deps.repos, deps.tokens, {
+  const boot = await bootstrapOrganization(deps, {
     orgName: 'Bench Org',
     email: `owner-${tag}@bench.test`,
     name: 'Bench Owner',

@@ -60,7 +60,7 @@ async function main() {
   });
   const deps = await createDeps(config, { logger: createLogger('silent') });
   const worker = await startTestWorker({ config });
-  const boot = await bootstrapOrganization(deps.repos, deps.tokens, {
+  const boot = await bootstrapOrganization(deps, {
     orgName: 'Chain bench',
     email: `bench-${randomBytes(4).toString('hex')}@example.test`,
     name: 'Bench',

@@ -43,7 +43,7 @@ async function main() {
   const { worker, connection } = await createWorker(config.temporal, deps);
   const running = worker.run();
   try {
-    const boot = await bootstrapOrganization(deps.repos, deps.tokens, {
+    const boot = await bootstrapOrganization(deps, {
       orgName: 'Bench ingest',
       email: `bench-${Date.now()}@example.test`,
       name: 'Bench',

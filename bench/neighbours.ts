@@ -97,7 +97,7 @@ async function main() {
     return JSON.parse(res.body) as Record<string, unknown>;
   };
   const org = async (name: string) => {
-    const boot = await bootstrapOrganization(deps.repos, deps.tokens, {
+    const boot = await bootstrapOrganization(deps, {
       orgName: name,
       email: `${name.toLowerCase()}-${randomBytes(4).toString('hex')}@example.test`,
       name,

@@ -95,7 +95,7 @@ async function main() {
   };
 
   // --- the organization, the chains and the webhook ------------------------------------------------------
-  const boot = await bootstrapOrganization(deps.repos, deps.tokens, {
+  const boot = await bootstrapOrganization(deps, {
     orgName: 'Webhook bench',
     email: `bench-${randomBytes(4).toString('hex')}@example.test`,
     name: 'Bench',

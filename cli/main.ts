@@ -59,7 +59,7 @@ async function run(deps: Deps, command: string[], flags: Flags): Promise<unknown
   const { organization, credits } = deps.services;
   switch (verb) {
     case 'bootstrap':
-      return bootstrapOrganization(deps.repos, deps.tokens, {
+      return bootstrapOrganization(deps, {
         orgName: required(flags, 'org-name'),
         email: required(flags, 'email'),
         name: required(flags, 'name'),

@@ -127,7 +127,12 @@ export async function createDeps(
     services,
     temporal,
     tokens,
-    authenticator: new Authenticator(repos, tokens, config.auth.oidc, credentials),
+    authenticator: new Authenticator(
+      { apiKeyRecords: repos.apiKeyRecords, users: services.users, apiKeys: services.apiKeys },
+      tokens,
+      config.auth.oidc,
+      credentials,
+    ),
     credentials,
     s3,
     redis,

@@ -9,7 +9,11 @@ import { conversationModel } from '@lib/conversations/conversation.schema';
 import { ConversationsRepository } from '@lib/conversations/conversations.repository';
 import { messageModel } from '@lib/conversations/message.schema';
 import type { Database, ModelDef } from '@lib/db/connection';
-import { CrossOrgRepository } from '@lib/db/cross-org.repository';
+import { AgentEmailsCrossOrg } from '@lib/agents/agent-emails.repository';
+import { ApiKeysCrossOrg } from '@lib/api-keys/api-key-records.repository';
+import { KnowledgeBasesCrossOrg } from '@lib/knowledge-bases/public-knowledge-bases.repository';
+import { OrganizationsCrossOrg } from '@lib/organization/organizations.repository';
+import { SchedulesCrossOrg } from '@lib/schedules/schedule-sweep.repository';
 import { groupAgentMappingModel } from '@lib/groups/group-agent-mapping.schema';
 import { GroupAgentsRepository } from '@lib/groups/group-agents.repository';
 import { GroupsRepository } from '@lib/groups/groups.repository';
@@ -70,6 +74,26 @@ import { HandlerRunsRepository } from '@lib/triggers/handler-runs.repository';
 import { webhookDeliveryModel, webhookHandlerModel, webhookModel } from '@lib/webhooks/webhook.schema';
 import { WebhooksRepository } from '@lib/webhooks/webhooks.repository';
 
+import type { AgentsStore } from '@lib/agents/store';
+import type { AnalysesStore } from '@lib/analyses/store';
+import type { ApiKeysStore } from '@lib/api-keys/store';
+import type { ArtifactsStore } from '@lib/artifacts/store';
+import type { BrowserSessionsStore } from '@lib/browser-sessions/store';
+import type { ChainsStore } from '@lib/chains/store';
+import type { ConversationsStore } from '@lib/conversations/store';
+import type { CreditsStore } from '@lib/credits/store';
+import type { EmailAgentsStore } from '@lib/email-agents/store';
+import type { GroupsStore } from '@lib/groups/store';
+import type { KnowledgeBasesStore } from '@lib/knowledge-bases/store';
+import type { OrganizationStore } from '@lib/organization/store';
+import type { SchedulesStore } from '@lib/schedules/store';
+import type { TablesStore } from '@lib/tables/store';
+import type { TaskPlansStore } from '@lib/task-plans/store';
+import type { ToolsStore } from '@lib/tools/store';
+import type { TriggersStore } from '@lib/triggers/store';
+import type { UsersStore } from '@lib/users/store';
+import type { WebhooksStore } from '@lib/webhooks/store';
+
 /** Every collection with a schema; their indexes are built at connect. */
 export const MODELS: readonly ModelDef[] = [
   organizationModel,
@@ -115,8 +139,32 @@ export const MODELS: readonly ModelDef[] = [
   webhookDeliveryModel,
 ] as readonly ModelDef[];
 
-/** The repositories of one organization: everything a service or activity may read or write for it. */
-export class TenantRepositories {
+/**
+ * The repositories of one organization: every feature's store (its own collections), which lib/services.ts hands
+ * each feature alone. `implements` checks here that the one object holds every store as its feature names it.
+ */
+export class TenantRepositories
+  implements
+    AgentsStore,
+    AnalysesStore,
+    ApiKeysStore,
+    ArtifactsStore,
+    BrowserSessionsStore,
+    ChainsStore,
+    ConversationsStore,
+    CreditsStore,
+    EmailAgentsStore,
+    GroupsStore,
+    KnowledgeBasesStore,
+    OrganizationStore,
+    SchedulesStore,
+    TablesStore,
+    TaskPlansStore,
+    ToolsStore,
+    TriggersStore,
+    UsersStore,
+    WebhooksStore
+{
   constructor(
     private readonly db: Database,
     readonly organizationId: string,
@@ -226,7 +274,12 @@ export class TenantRepositories {
 export class Repositories {
   /** Accounts are global identities, not organization data. */
   readonly accounts: UserAccountsRepository;
-  readonly crossOrg: CrossOrgRepository;
+  // The only reads and writes not scoped to one organization, each owned by its feature and named for why.
+  readonly agentEmails: AgentEmailsCrossOrg;
+  readonly apiKeyRecords: ApiKeysCrossOrg;
+  readonly organizations: OrganizationsCrossOrg;
+  readonly publicKnowledgeBases: KnowledgeBasesCrossOrg;
+  readonly scheduleSweep: SchedulesCrossOrg;
 
   /**
    * `credentialsChanged` is told after every write to an organization's API keys or memberships, which
@@ -236,8 +289,12 @@ export class Repositories {
     private readonly db: Database,
     private readonly credentialsChanged: CredentialsChanged,
   ) {
-    this.accounts = new UserAccountsRepository(db);
-    this.crossOrg = new CrossOrgRepository(db);
+    this.agentEmails = new AgentEmailsCrossOrg(db);
+    this.accounts = new UserAccountsRepository(db, this.agentEmails);
+    this.apiKeyRecords = new ApiKeysCrossOrg(db);
+    this.organizations = new OrganizationsCrossOrg(db);
+    this.publicKnowledgeBases = new KnowledgeBasesCrossOrg(db);
+    this.scheduleSweep = new SchedulesCrossOrg(db);
   }
 
   tenant(organizationId: string): TenantRepositories {

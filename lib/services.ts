@@ -23,6 +23,7 @@ import type { Repositories } from '@lib/repositories';
 import { TablesService } from '@lib/tables/tables.service';
 import type { TemporalDeps } from '@lib/temporal/client';
 import { AgentToolsService } from '@lib/tools/agent-tools.service';
+import { ModelTools } from '@lib/tools/model-tools';
 import { UsersService } from '@lib/users/users.service';
 import type { Embedders } from '@lib/embeddings/embedders';
 import { AgentKnowledgeBasesService } from '@lib/knowledge-bases/agent-kb.service';
@@ -48,6 +49,7 @@ import type { Logger } from '@lib/logger';
 import { ScheduleHandlersService } from '@lib/schedules/schedule-handlers.service';
 import { ScheduleSync } from '@lib/schedules/schedule-sync';
 import { SchedulesService } from '@lib/schedules/schedules.service';
+import { HandlerRunsService } from '@lib/triggers/handler-runs.service';
 import { HandlerTargets } from '@lib/triggers/handler-targets';
 import { WebhookRateLimiter } from '@lib/webhooks/rate-limit';
 import { WebhookDeliveriesService } from '@lib/webhooks/webhook-deliveries.service';
@@ -90,24 +92,98 @@ export interface ServiceDeps {
 /** One instance of every feature service, wired once per process. */
 export function createServices(deps: ServiceDeps) {
   const { repos, temporal, tokens, outbound, realtime, config } = deps;
-  const access = new AgentAccess(repos);
-  const agents = new AgentsService(repos, access, config.agentEmailDomains);
+  // Organization, users and groups sit below agents, and chains above them all: what a lower feature needs of
+  // a higher one is a narrow port, and the closures below reach services built further down.
+  const organization = new OrganizationService(repos);
+  const users = new UsersService(repos, temporal, realtime, organization, {
+    reassign: (organizationId, fromUserId, toUserId) => chains.reassign(organizationId, fromUserId, toUserId),
+  });
+  const groups = new GroupsService(repos, realtime, users, organization);
+  const groupAgents = new GroupAgentsService(repos, {
+    getMany: (organizationId, agentIds) => agents.getMany(organizationId, agentIds),
+    findOrMaterialise: (organizationId, agentId) => agents.findOrMaterialise(organizationId, agentId),
+  });
+  const access = new AgentAccess(repos, { users, groups, groupAgents, organizations: organization });
+  const agents: AgentsService = new AgentsService(repos, access, config.agentEmailDomains, {
+    // Each owner removes its own records of a deleted agent.
+    dependents: [
+      { removeForAgent: (organizationId, agentId) => agentTools.removeForAgent(organizationId, agentId) },
+      groupAgents,
+      {
+        removeForAgent: (organizationId, agentId) =>
+          agentKnowledgeBases.removeForAgent(organizationId, agentId),
+      },
+      // Agent mail is kept by activities only (no service here): its repository removes it.
+      {
+        removeForAgent: (organizationId, agentId) =>
+          repos.tenant(organizationId).emailMessages.removeForAgent(agentId),
+      },
+      {
+        removeForAgent: (organizationId, agentId) => chainAttachments.removeForAgent(organizationId, agentId),
+      },
+    ],
+    organizations: organization,
+    knowledgeBases: { find: (organizationId, id) => knowledgeBases.find(organizationId, id) },
+    accounts: users,
+  });
+  const agentLinks = new AgentLinksService(repos, agents);
+  const agentTools = new AgentToolsService(repos, agents);
   const kbAccess = new KbAccess(repos, access);
+  const agentKnowledgeBases = new AgentKnowledgeBasesService(repos, agents, kbAccess);
+  const modelTools = new ModelTools(repos, {
+    agentLinks,
+    knowledgeBases: agentKnowledgeBases,
+    chains: {
+      chainIdsOfAgent: (organizationId, agentId) => chainAttachments.chainIdsOfAgent(organizationId, agentId),
+      getMany: (organizationId, ids) => chains.getMany(organizationId, ids),
+      storedSteps: (organizationId, id) => chains.storedSteps(organizationId, id),
+    },
+  });
   const admission = new Admission(
     deps.redis,
-    repos,
+    organization,
     config.admission,
     deps.logger.child({ feature: 'admission' }),
     deps.metrics,
   );
   // Conversations sit above the tools and browser sessions below them: they meet through narrow ports, wired here.
-  const conversations = new ConversationsService(repos, temporal, access, outbound, admission, {
-    endFor: (organizationId, owner) => endSessionsOf(repos, temporal, organizationId, owner),
-  });
+  // Task plans and analyses are built on conversations: the closures reach them once all exist.
+  const conversations: ConversationsService = new ConversationsService(
+    repos,
+    temporal,
+    access,
+    outbound,
+    admission,
+    {
+      agents,
+      modelTools,
+      dependents: [
+        {
+          removeForConversation: (organizationId, id) => taskPlans.removeForConversation(organizationId, id),
+        },
+        { removeForConversation: (organizationId, id) => analyses.removeForConversation(organizationId, id) },
+      ],
+      browserSessions: {
+        endFor: (organizationId, owner) => endSessionsOf(repos, temporal, organizationId, owner),
+      },
+    },
+  );
+  const taskPlans = new TaskPlansService(repos, conversations, temporal, realtime);
+  const analyses = new AnalysesService(repos, conversations, agents, temporal, admission);
   const chains = new ChainsService(repos, config.chains.schemaMaxNodes);
   const chainRuns = new ChainRunsService(repos, temporal, chains, admission, config.chains.fanOutMax);
   const workflows = deps.workflows ?? new ChainWorkflowCatalog(repos, chainRuns);
-  const credits = new CreditsService(repos, config.credits, deps.metrics);
+  const chainAttachments = new ChainAttachmentsService(repos, chains, agents, kbAccess);
+  const knowledgeBases = new KnowledgeBasesService(
+    repos,
+    kbAccess,
+    agents,
+    organization,
+    users,
+    temporal,
+    deps.embedders.defaultEmbedder.model,
+  );
+  const credits = new CreditsService(repos, config.credits, organization, deps.metrics);
   const tables = new TablesService(repos, config.tableQueryTimeoutMs, config.tablePageMaxBytes);
   const kbFiles = new KbFilesService(
     repos,
@@ -119,27 +195,34 @@ export function createServices(deps: ServiceDeps) {
   );
   const artifactAccess = new ArtifactAccess(repos, access);
   const versions = new ArtifactVersions(repos, deps.objects, config.artifacts.maxBytes);
-  const appManifests = new AppManifestsService(repos, artifactAccess, versions, workflows);
-  const targets = new HandlerTargets(repos, access);
-  const scheduleSync = new ScheduleSync(repos, temporal, deps.logger.child({ feature: 'schedules' }));
-  const schedules = new SchedulesService(repos, scheduleSync);
-  const webhooks = new WebhooksService(repos, config.publicBaseUrl);
+  const appManifests = new AppManifestsService(repos, artifactAccess, versions, workflows, tables);
+  const targets = new HandlerTargets(agents, chains, access);
+  const handlerRuns = new HandlerRunsService(repos, { chainRuns, conversations });
+  const scheduleSync = new ScheduleSync(
+    repos,
+    handlerRuns,
+    temporal,
+    deps.logger.child({ feature: 'schedules' }),
+  );
+  const schedules = new SchedulesService(repos, scheduleSync, handlerRuns);
+  const webhooks = new WebhooksService(repos, handlerRuns, config.publicBaseUrl);
   const webhookLogger = deps.logger.child({ feature: 'webhooks' });
   return {
     admission,
-    organization: new OrganizationService(repos),
-    users: new UsersService(repos, temporal, realtime),
-    groups: new GroupsService(repos, realtime),
-    groupAgents: new GroupAgentsService(repos),
+    organization,
+    users,
+    groups,
+    groupAgents,
     apiKeys: new ApiKeysService(repos, realtime),
-    assumeRole: new AssumeRoleService(repos, tokens),
+    assumeRole: new AssumeRoleService(users, tokens),
     access,
     agents,
-    agentLinks: new AgentLinksService(repos, agents),
-    agentTools: new AgentToolsService(repos, agents),
+    agentLinks,
+    agentTools,
+    modelTools,
     conversations,
-    taskPlans: new TaskPlansService(repos, conversations, temporal, realtime),
-    analyses: new AnalysesService(repos, conversations, temporal, admission),
+    taskPlans,
+    analyses,
     browserSessions: new BrowserSessionsService(
       repos,
       conversations,
@@ -149,28 +232,26 @@ export function createServices(deps: ServiceDeps) {
       config.browser,
     ),
     tables,
-    knowledgeBases: new KnowledgeBasesService(
-      repos,
-      kbAccess,
-      agents,
-      temporal,
-      deps.embedders.defaultEmbedder.model,
-    ),
+    knowledgeBases,
     kbFiles,
     kbSearch: new KbSearchService(repos, kbAccess, deps.embedders, deps.vectors),
-    etlRules: new EtlRulesService(repos, kbAccess, access),
-    agentKnowledgeBases: new AgentKnowledgeBasesService(repos, agents, kbAccess),
+    etlRules: new EtlRulesService(repos, kbAccess, access, chains),
+    agentKnowledgeBases,
     chains,
     chainRuns,
     workflows,
-    chainAttachments: new ChainAttachmentsService(repos, chains, agents, kbAccess),
+    chainAttachments,
     credits,
     stepFromPrompt: new StepFromPromptService(deps.llm, credits, config.chainGeneration, deps.logger),
-    artifacts: new ArtifactsService(repos, artifactAccess, versions, deps.objects, kbFiles),
-    toolArtifacts: new ToolArtifactsService(repos, versions),
+    artifacts: new ArtifactsService(repos, artifactAccess, versions, deps.objects, kbFiles, {
+      member: (organizationId, userId) => users.member(organizationId, userId),
+      groupExists: (organizationId, groupId) => groups.exists(organizationId, groupId),
+    }),
+    toolArtifacts: new ToolArtifactsService(repos, versions, { chainRuns, conversations }),
     appManifests,
     appRuntime: new AppRuntimeService(
       repos,
+      users,
       artifactAccess,
       versions,
       tables,

@@ -12,7 +12,7 @@ import type { createMaintenanceActivities } from '../activities/knowledge-bases/
 import type { createTaskPlanActivities } from '../activities/task-plans';
 import type { createToolActivities } from '../activities/tools';
 import type { createTriggerHandlerActivities } from '../activities/triggers/handlers';
-import type { createScheduleActivities } from '../activities/triggers/schedules';
+import type { createScheduleActivities } from '../activities/schedules';
 import type { createWebhookActivities } from '../activities/triggers/webhooks';
 import type { createUserActivities } from '../activities/users';
 

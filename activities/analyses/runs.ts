@@ -17,17 +17,22 @@ import {
 } from '@lib/analyses/analysis-rules';
 import type { AnalysisDoc } from '@lib/analyses/analysis.schema';
 import type { AnalysisOutcome } from '@lib/analyses/analyses.repository';
+import type { AgentLookup } from '@lib/analyses/ports';
+import type { AnalysesStore } from '@lib/analyses/store';
 import type { ToolArtifactsService } from '@lib/artifacts/tool-artifacts.service';
+import type { ConversationsService } from '@lib/conversations/conversations.service';
 import type { CreditsService } from '@lib/credits/credits.service';
+import type { Tenants } from '@lib/db/tenants';
 import { AppError, InsufficientCreditsError } from '@lib/errors';
 import { isReasoningModel } from '@lib/llm';
 import type { Logger } from '@lib/logger';
-import type { Repositories } from '@lib/repositories';
 import { classify, toOpenAiMessages } from '../llm-stream';
 import { analysisTools, runAnalysisTool, type AnalysisToolDeps } from './tools';
 
 export interface AnalysisActivityDeps extends AnalysisToolDeps {
-  repos: Repositories;
+  repos: Tenants<AnalysesStore>;
+  agents: AgentLookup;
+  conversations: Pick<ConversationsService, 'find'>;
   llm: OpenAI;
   logger: Logger;
   /** Model calls of analyses are paid with the organization's credits, like chain steps. */
@@ -64,7 +69,7 @@ export function createAnalysisActivities(deps: AnalysisActivityDeps) {
         await current(input);
         throw superseded('the run has already ended');
       }
-      const agent = await tenant.agents.get(analysis.agentId);
+      const agent = await deps.agents.find(input.organizationId, analysis.agentId);
       if (!agent) throw failed(`the agent ${analysis.agentId} no longer exists`);
       return {
         userId: analysis.creatorUserId,
@@ -152,9 +157,7 @@ export function createAnalysisActivities(deps: AnalysisActivityDeps) {
       if (!text) throw failed('the agent gave no answer');
       const analysis = await current(input);
       if (onlyRepeatsQuestion(text, analysis)) throw failed('the agent only repeated the question');
-      const conversation = await deps.repos
-        .tenant(input.organizationId)
-        .conversations.get(analysis.conversationId);
+      const conversation = await deps.conversations.find(input.organizationId, analysis.conversationId);
       if (!conversation) throw superseded('the conversation was deleted');
       const call = {
         organizationId: input.organizationId,

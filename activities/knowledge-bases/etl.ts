@@ -2,16 +2,20 @@ import type { IngestFileInput } from '@contracts';
 import { memberContext } from '@lib/auth/authenticator';
 import { derivedRunId, type ChainRunsService } from '@lib/chains/chain-runs.service';
 import type { ConversationsService } from '@lib/conversations/conversations.service';
+import type { Tenants } from '@lib/db/tenants';
 import { AppError } from '@lib/errors';
 import { conditionsHold } from '@lib/knowledge-bases/etl-conditions';
+import type { KnowledgeBasesStore } from '@lib/knowledge-bases/store';
 import type { Logger } from '@lib/logger';
-import type { Repositories } from '@lib/repositories';
+import type { MemberDoc } from '@lib/users/member.schema';
 
 /** How much of a file's text an ETL agent gets in its first message. */
 export const ETL_TEXT_LIMIT = 20_000;
 
 export interface EtlDeps {
-  repos: Repositories;
+  repos: Tenants<KnowledgeBasesStore>;
+  /** The rule creator's membership (the users feature). */
+  members: { member(organizationId: string, userId: string): Promise<MemberDoc | null> };
   conversations: Pick<ConversationsService, 'create'>;
   chainRuns: Pick<ChainRunsService, 'startRun'>;
   logger: Logger;
@@ -54,7 +58,7 @@ export function createEtlActivities(deps: EtlDeps) {
       for (const rule of rules) {
         if (!conditionsHold(file, rule.conditions)) continue;
         const skip = (detail: string) => outcomes.push({ etlId: rule._id, outcome: 'skipped', detail });
-        const member = await tenant.members.get(rule.creatorUserId);
+        const member = await deps.members.member(input.organizationId, rule.creatorUserId);
         if (!member) {
           skip('the rule creator is no longer a member');
           continue;

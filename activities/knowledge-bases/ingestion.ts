@@ -4,8 +4,10 @@ import { FAILURES, type EmbedBatchInput, type IngestFileInput, type UploadState 
 import type { Embedders } from '@lib/embeddings/embedders';
 import { EmbeddingRejected } from '@lib/embeddings/embedder';
 import { EmbeddingUnavailable } from '@lib/embeddings/openai';
+import type { Tenants } from '@lib/db/tenants';
 import type { KbFileDoc } from '@lib/knowledge-bases/kb-file.schema';
 import { ObjectTooLarge, uploadKeyOf, type ObjectStore } from '@lib/knowledge-bases/object-store';
+import type { KnowledgeBasesStore } from '@lib/knowledge-bases/store';
 import { takeUpload } from '@lib/knowledge-bases/upload-take';
 import {
   chunkSegments,
@@ -15,7 +17,6 @@ import {
   type ParseLimits,
 } from '@lib/knowledge-bases/parsing';
 import type { Logger } from '@lib/logger';
-import type { Repositories } from '@lib/repositories';
 import { CrashedBefore, withCrashMarker, type CrashMarkerStore } from '@lib/temporal/crash-marker';
 import type { VectorStore } from '@lib/vectors/vector-store';
 import { vectorId } from '@lib/vectors/ids';
@@ -32,7 +33,7 @@ export function embeddingFailure(err: unknown): unknown {
 }
 
 export interface IngestionDeps {
-  repos: Repositories;
+  repos: Tenants<KnowledgeBasesStore>;
   objects: ObjectStore;
   embedders: Embedders;
   vectors: VectorStore;

@@ -1,12 +1,20 @@
 import type { CopyKnowledgeBaseInput, IngestFileInput, PurgeKnowledgeInput } from '@contracts';
 import type { Embedders } from '@lib/embeddings/embedders';
 import { objectKey, uploadKeyOf, type ObjectStore } from '@lib/knowledge-bases/object-store';
-import type { Repositories } from '@lib/repositories';
+import type { KnowledgeBasesCrossOrg } from '@lib/knowledge-bases/public-knowledge-bases.repository';
+import type { Tenants } from '@lib/db/tenants';
+import type { KnowledgeBasesStore } from '@lib/knowledge-bases/store';
 import type { VectorStore } from '@lib/vectors/vector-store';
 import { derivedId } from '@lib/ids';
 
+/** A deleted knowledge base leaves the chain steps that used it (the chains feature's attachments). */
+export interface ChainStepTargets {
+  removeTarget(organizationId: string, kind: 'knowledge-base', targetId: string): Promise<void>;
+}
+
 export interface MaintenanceDeps {
-  repos: Repositories;
+  repos: Tenants<KnowledgeBasesStore> & { publicKnowledgeBases: KnowledgeBasesCrossOrg };
+  chainAttachments: ChainStepTargets;
   objects: ObjectStore;
   embedders: Embedders;
   vectors: VectorStore;
@@ -58,8 +66,8 @@ export function createMaintenanceActivities(deps: MaintenanceDeps) {
       if (!kb) return;
       await deps.vectors.deleteKnowledgeBase(modelOf(kb), input.organizationId, input.knowledgeBaseId);
       await tenant.etlRules.removeForKnowledgeBase(input.knowledgeBaseId);
-      await tenant.chainAttachments.removeTarget('knowledge-base', input.knowledgeBaseId);
-      await deps.repos.crossOrg.removeKnowledgeBaseAttachmentsCrossOrg(
+      await deps.chainAttachments.removeTarget(input.organizationId, 'knowledge-base', input.knowledgeBaseId);
+      await deps.repos.publicKnowledgeBases.removeKnowledgeBaseAttachmentsCrossOrg(
         input.organizationId,
         input.knowledgeBaseId,
       );

@@ -165,7 +165,7 @@ export async function startTurnsHarness(settings: TurnsSettings) {
 /** An organization, a fullAccess group, `turns` chat members in it, one agent with a model of its own. */
 async function seed(deps: Deps, settings: TurnsSettings) {
   const tag = Date.now().toString(36);
-  const boot = await bootstrapOrganization(deps.repos, deps.tokens, {
+  const boot = await bootstrapOrganization(deps, {
     orgName: 'Bench Turns Org',
     email: `owner-${tag}@bench.test`,
     name: 'Bench Owner',

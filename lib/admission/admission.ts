@@ -3,7 +3,6 @@ import { BoundedMap } from '@lib/bounded-map';
 import { notFound, TooManyRequestsError } from '@lib/errors';
 import type { Logger } from '@lib/logger';
 import type { Metrics } from '@lib/observability/metrics';
-import type { Repositories } from '@lib/repositories';
 import { ADMISSION_KINDS, kindLabel, type AdmissionKind, type AdmissionLimits } from './kinds';
 
 export interface AdmissionSettings {
@@ -17,6 +16,13 @@ export interface AdmissionSettings {
 
 /** How long a process goes on using an organization's limits before reading its overrides again. */
 const OVERRIDES_TTL_MS = 30_000;
+
+/** Where an operator's overrides are kept: the organization record, which the organization feature owns. */
+export interface AdmissionOverrides {
+  /** Null when there is no such organization. */
+  find(organizationId: string): Promise<{ admissionLimits?: Partial<AdmissionLimits> | null } | null>;
+  setAdmissionLimits(organizationId: string, limits: Partial<AdmissionLimits>): Promise<void>;
+}
 
 /** The unfinished executions of one organization and kind: a sorted set of workflow ids, scored by admission
  * time. The hash tag keeps one organization's sets in one Redis Cluster slot (the admit script reads several). */
@@ -98,7 +104,7 @@ export class Admission {
 
   constructor(
     private readonly redis: Redis,
-    private readonly repos: Repositories,
+    private readonly organizations: AdmissionOverrides,
     private readonly settings: AdmissionSettings,
     private readonly logger: Logger,
     private readonly metrics?: Metrics,
@@ -108,10 +114,10 @@ export class Admission {
   async limits(organizationId: string): Promise<AdmissionLimits> {
     let cached = this.overrides.get(organizationId);
     if (!cached || Date.now() - cached.at > OVERRIDES_TTL_MS) {
-      const org = await this.repos.tenant(organizationId).organization.get();
+      const org = await this.organizations.find(organizationId);
       // An organization that does not exist (a stranger's guess) is not kept: it would push real ones out.
       if (!org) return { ...this.settings.limits };
-      cached = { at: Date.now(), limits: (org.admissionLimits ?? {}) as Partial<AdmissionLimits> };
+      cached = { at: Date.now(), limits: org.admissionLimits ?? {} };
       this.overrides.set(organizationId, cached);
     }
     return { ...this.settings.limits, ...cached.limits };
@@ -120,13 +126,12 @@ export class Admission {
   /** An operator's bound of one kind for one organization; null goes back to the default. Other processes use
    * it within 30 s (they cache an organization's overrides that long). */
   async setLimit(organizationId: string, kind: AdmissionKind, limit: number | null) {
-    const organization = this.repos.tenant(organizationId).organization;
-    const org = await organization.get();
+    const org = await this.organizations.find(organizationId);
     if (!org) throw notFound('organization');
-    const overrides = { ...(org.admissionLimits as Partial<AdmissionLimits>) };
+    const overrides = { ...org.admissionLimits };
     if (limit === null) delete overrides[kind];
     else overrides[kind] = limit;
-    await organization.update({ admissionLimits: overrides });
+    await this.organizations.setAdmissionLimits(organizationId, overrides);
     this.overrides.delete(organizationId);
     return this.usage(organizationId);
   }

@@ -1,9 +1,24 @@
 import type { RequestContext } from '@lib/auth/context';
 import { notFound } from '@lib/errors';
 import type { UserGroupDoc } from '@lib/groups/user-group.schema';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { AgentDoc } from './agent.schema';
 import { defaultAgent } from './default-agents';
+import type { AgentsStore } from './store';
+
+/** What the rule reads of other features: members, groups and their mappings, the organization's default
+ * group. Those features sit below agents (groups name agents through their own port); lib/services.ts wires
+ * their services in. */
+export interface AccessRecords {
+  users: { member(organizationId: string, userId: string): Promise<{ userGroupId?: string | null } | null> };
+  groups: { find(organizationId: string, userGroupId: string): Promise<UserGroupDoc | null> };
+  groupAgents: {
+    agentIdsOf(organizationId: string, userGroupId: string): Promise<string[]>;
+    /** Null when the agent is not mapped to the group. */
+    mapping(organizationId: string, userGroupId: string, agentId: string): Promise<unknown>;
+  };
+  organizations: { defaultGroupId(organizationId: string): Promise<string | null> };
+}
 
 /*
  * The agent access rule (spec "User groups"): a caller may use an agent when
@@ -17,17 +32,22 @@ import { defaultAgent } from './default-agents';
  * as their creator.
  */
 export class AgentAccess {
-  constructor(private readonly repos: Repositories) {}
+  constructor(
+    private readonly repos: Tenants<AgentsStore>,
+    private readonly records: AccessRecords,
+  ) {}
 
   /** The group whose rights the caller has, or null. */
   private async effectiveGroup(ctx: RequestContext): Promise<UserGroupDoc | null> {
-    const tenant = this.repos.tenant(ctx.organizationId);
+    const { organizationId } = ctx;
     const groupId =
-      ctx.userGroupId !== undefined ? ctx.userGroupId : (await tenant.members.get(ctx.userId))?.userGroupId;
-    const own = groupId ? await tenant.groups.get(groupId) : null;
+      ctx.userGroupId !== undefined
+        ? ctx.userGroupId
+        : (await this.records.users.member(organizationId, ctx.userId))?.userGroupId;
+    const own = groupId ? await this.records.groups.find(organizationId, groupId) : null;
     if (own) return own;
-    const defaultId = await tenant.organization.defaultGroupId();
-    return defaultId ? tenant.groups.get(defaultId) : null;
+    const defaultId = await this.records.organizations.defaultGroupId(organizationId);
+    return defaultId ? this.records.groups.find(organizationId, defaultId) : null;
   }
 
   /** The id of the group whose rights the caller has (their own, else the default group), or null. */
@@ -41,22 +61,22 @@ export class AgentAccess {
     const group = await this.effectiveGroup(ctx);
     if (!group) return [];
     if (group.fullAccess) return undefined;
-    return this.repos.tenant(ctx.organizationId).groupAgents.agentIdsOf(group._id);
+    return this.records.groupAgents.agentIdsOf(ctx.organizationId, group._id);
   }
 
   /** Whether the caller may use this agent (the agent itself is not looked up). */
   async canAccessAgent(ctx: RequestContext, agentId: string): Promise<boolean> {
     if (ctx.role === 'owner') return true;
-    const groupAgents = this.repos.tenant(ctx.organizationId).groupAgents;
+    const mapping = (userGroupId: string) =>
+      this.records.groupAgents.mapping(ctx.organizationId, userGroupId, agentId);
     // The caller's own group is known from their credentials: its mapping is read alongside the group (one
     // round trip, not two); it counts only if that group turns out to be the effective one.
-    const ownMapping = ctx.userGroupId ? groupAgents.get(ctx.userGroupId, agentId) : undefined;
+    const ownMapping = ctx.userGroupId ? mapping(ctx.userGroupId) : undefined;
     ownMapping?.catch(() => undefined); // awaited below, or not needed; must not be left unhandled
     const group = await this.effectiveGroup(ctx);
     if (!group) return false;
     if (group.fullAccess) return true;
-    const mapping = group._id === ctx.userGroupId ? ownMapping! : groupAgents.get(group._id, agentId);
-    return (await mapping) !== null;
+    return (await (group._id === ctx.userGroupId ? ownMapping! : mapping(group._id))) !== null;
   }
 
   /**

@@ -1,8 +1,9 @@
 import type { RequestContext } from '@lib/auth/context';
 import { badRequest, invalidReference, notFound } from '@lib/errors';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import { toLinkView } from './agent-links.repository';
 import type { AgentsService } from './agents.service';
+import type { AgentsStore } from './store';
 
 /** Upper bound on the agents a cycle check visits. */
 const MAX_GRAPH_WALK = 10_000;
@@ -10,7 +11,7 @@ const MAX_GRAPH_WALK = 10_000;
 /** Agents attached to an agent (it may call them). Reads need read access to the agent; writes agents.manage. */
 export class AgentLinksService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<AgentsStore>,
     private readonly agents: AgentsService,
   ) {}
 
@@ -74,5 +75,17 @@ export class AgentLinksService {
       frontier = [...new Set(next)];
     }
     return false;
+  }
+
+  /** The agents an agent may call, in attachment order, with no access check (its model tools). */
+  async callableFrom(organizationId: string, agentId: string) {
+    const tenant = this.repos.tenant(organizationId);
+    const links = await tenant.agentLinks.list(agentId);
+    const targets = links.length ? await tenant.agents.getMany(links.map((l) => l.targetAgentId)) : [];
+    const byId = new Map(targets.map((a) => [a.agentId, a]));
+    return links.flatMap((link) => {
+      const agent = byId.get(link.targetAgentId);
+      return agent ? [{ agent, instructions: link.instructions }] : [];
+    });
   }
 }

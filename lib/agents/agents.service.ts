@@ -2,12 +2,14 @@ import type { RequestContext } from '@lib/auth/context';
 import { conflict, forbidden, invalidReference, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
-import type { Repositories, TenantRepositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
+import type { AgentEmailsCrossOrg } from './agent-emails.repository';
 import type { AgentAccess } from './agent-access';
 import { addressOfUser, checkAgentEmailDomain } from './agent-email-domains';
 import { agentFieldsFromBody, type AgentBody } from './agent-fields';
 import { agentDocId, type AgentDoc, type AgentVisibility } from './agent.schema';
 import { toAgentView, type AgentOrderField } from './agents.repository';
+import type { AgentsStore } from './store';
 
 export interface AgentListOptions extends PageRequest {
   q?: string;
@@ -16,28 +18,34 @@ export interface AgentListOptions extends PageRequest {
   all?: boolean;
 }
 
+/** Another feature's records of an agent (its tools, group mappings, knowledge bases, mail, chains). */
+export interface AgentDependent {
+  removeForAgent(organizationId: string, agentId: string): Promise<void>;
+}
+
+/** What agents need of the features around them, wired in lib/services.ts. */
+export interface AgentNeighbours {
+  /** What else goes when an agent goes. */
+  dependents: AgentDependent[];
+  /** Whether the organization may publish public content (false when there is no such organization). */
+  organizations: { hostsPublicContent(organizationId: string): Promise<boolean> };
+  /** Null when the organization has no such knowledge base. */
+  knowledgeBases: { find(organizationId: string, knowledgeBaseId: string): Promise<unknown> };
+  /** A person's account with this address, or null. */
+  accounts: { findAccountByEmail(email: string): Promise<unknown> };
+}
+
 export class AgentsService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<AgentsStore> & { agentEmails: AgentEmailsCrossOrg },
     private readonly access: AgentAccess,
     /** AGENT_EMAIL_DOMAINS: the domains agents' addresses may use. */
     private readonly emailDomains: readonly string[],
+    private readonly neighbours: AgentNeighbours,
   ) {}
 
   private repo(ctx: RequestContext) {
     return this.repos.tenant(ctx.organizationId).agents;
-  }
-
-  /** What else goes when an agent goes. */
-  private dependents(tenant: TenantRepositories): Array<{ removeForAgent(agentId: string): Promise<void> }> {
-    return [
-      tenant.toolAttachments,
-      tenant.agentLinks,
-      tenant.groupAgents,
-      tenant.agentKnowledgeBases,
-      tenant.emailMessages,
-      tenant.chainAttachments,
-    ];
   }
 
   async list(ctx: RequestContext, opts: AgentListOptions) {
@@ -111,17 +119,17 @@ export class AgentsService {
     const agent = await this.repo(ctx).get(agentId);
     if (!agent || !(await this.repo(ctx).remove(agentId))) throw notFound('agent');
     await this.releaseEmailAddress(ctx, agentId, agent.emailAddress);
-    await Promise.all(
-      this.dependents(this.repos.tenant(ctx.organizationId)).map((d) => d.removeForAgent(agentId)),
-    );
+    await Promise.all([
+      this.repos.tenant(ctx.organizationId).agentLinks.removeForAgent(agentId),
+      ...this.neighbours.dependents.map((d) => d.removeForAgent(ctx.organizationId, agentId)),
+    ]);
     return { organizationId: ctx.organizationId, agentId };
   }
 
   async setVisibility(ctx: RequestContext, agentId: string, visibility: AgentVisibility) {
     await this.manageable(ctx, agentId);
     if (visibility === 'public') {
-      const org = await this.repos.tenant(ctx.organizationId).organization.get();
-      if (!org?.hostsPublicContent) {
+      if (!(await this.neighbours.organizations.hostsPublicContent(ctx.organizationId))) {
         throw forbidden(
           'this organization is not configured to host public content, so its agents cannot be public; ' +
             'an operator enables it with `npm run cli -- org-public --org <organizationId> --enabled true`',
@@ -138,7 +146,7 @@ export class AgentsService {
     knowledgeBaseId: string | null | undefined,
   ) {
     if (!knowledgeBaseId) return;
-    if (!(await this.repos.tenant(ctx.organizationId).knowledgeBases.get(knowledgeBaseId)))
+    if (!(await this.neighbours.knowledgeBases.find(ctx.organizationId, knowledgeBaseId)))
       throw invalidReference('emailAttachmentsToKnowledgeBaseId', knowledgeBaseId);
   }
 
@@ -157,13 +165,13 @@ export class AgentsService {
     if (!address) return;
     if (!kept) {
       checkAgentEmailDomain(address, this.emailDomains);
-      if (await this.repos.accounts.findByEmail(address)) throw addressOfUser(address);
+      if (await this.neighbours.accounts.findAccountByEmail(address)) throw addressOfUser(address);
     }
     const docId = agentDocId(ctx.organizationId, agentId);
-    const legacy = await this.repos.crossOrg.findAgentByEmailCrossOrg(address);
+    const legacy = await this.repos.agentEmails.findAgentByEmailCrossOrg(address);
     const free =
       (!legacy || legacy._id === docId) &&
-      (await this.repos.crossOrg.claimAgentEmailCrossOrg(address, ctx.organizationId, docId));
+      (await this.repos.agentEmails.claimAgentEmailCrossOrg(address, ctx.organizationId, docId));
     if (!free) throw conflict(`emailAddress ${address} is already used by another agent`);
   }
 
@@ -173,6 +181,26 @@ export class AgentsService {
     address: string | null | undefined,
   ) {
     if (address)
-      await this.repos.crossOrg.releaseAgentEmailCrossOrg(address, agentDocId(ctx.organizationId, agentId));
+      await this.repos.agentEmails.releaseAgentEmailCrossOrg(
+        address,
+        agentDocId(ctx.organizationId, agentId),
+      );
+  }
+
+  /** An agent by id for another feature's internal use (no access check; null when there is none). */
+  async find(organizationId: string, agentId: string): Promise<AgentDoc | null> {
+    return this.repos.tenant(organizationId).agents.get(agentId);
+  }
+
+  /** The organization's agents among `agentIds`, with no access check: for what names agents that were checked
+   * when they were attached (chain steps, trigger handlers). */
+  getMany(organizationId: string, agentIds: string[]): Promise<AgentDoc[]> {
+    return this.repos.tenant(organizationId).agents.getMany(agentIds);
+  }
+
+  /** An agent by id with no access check, created on first use when its id is a default agent's (group
+   * mappings, which admins make). */
+  findOrMaterialise(organizationId: string, agentId: string): Promise<AgentDoc | null> {
+    return this.repos.tenant(organizationId).agents.findOrMaterialise(agentId);
   }
 }

@@ -4,11 +4,13 @@ import type { ConversationsService } from '@lib/conversations/conversations.serv
 import { badRequest, conflict, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, type PageRequest } from '@lib/paging';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { TemporalDeps } from '@lib/temporal/client';
 import type { AnalysisDoc } from './analysis.schema';
-import { admitRun, cancelRun, startRun } from './analysis-runs';
+import { admitRun, cancelRun, removeConversationAnalyses, startRun } from './analysis-runs';
 import { toAnalysisView } from './analyses.repository';
+import type { AgentLookup } from './ports';
+import type { AnalysesStore } from './store';
 
 export interface AnalysisCreateBody {
   title: string;
@@ -34,8 +36,9 @@ const title = (raw: string) => {
  */
 export class AnalysesService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<AnalysesStore>,
     private readonly conversations: Pick<ConversationsService, 'load'>,
+    private readonly agents: AgentLookup,
     private readonly temporal: TemporalDeps,
     private readonly admission: Pick<Admission, 'admit' | 'startCounted'>,
   ) {}
@@ -53,7 +56,7 @@ export class AnalysesService {
 
   /** An analysis is worked on by the conversation's agent: it must still exist. */
   private async requireAgent(ctx: RequestContext, agentId: string) {
-    if (!(await this.repos.tenant(ctx.organizationId).agents.get(agentId)))
+    if (!(await this.agents.find(ctx.organizationId, agentId)))
       throw conflict("the conversation's agent was deleted; no agent can work on an analysis here");
   }
 
@@ -128,5 +131,10 @@ export class AnalysesService {
     await this.repo(ctx).remove(analysisId);
     await cancelRun(this.temporal, analysis);
     return { organizationId: ctx.organizationId, conversationId, analysisId };
+  }
+
+  /** The analyses of a deleted conversation go with it; their runs stop. */
+  async removeForConversation(organizationId: string, conversationId: string): Promise<void> {
+    await removeConversationAnalyses(this.repos, this.temporal, organizationId, conversationId);
   }
 }

@@ -1,10 +1,11 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { WORKFLOWS, workflowIds, type AnalysisInput, type AnalysisWorkflow } from '@contracts';
 import type { Admission, Slot } from '@lib/admission/admission';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
 import { ACTIVE_STATUSES } from './analysis-rules';
 import type { AnalysisDoc } from './analysis.schema';
+import type { AnalysesStore } from './store';
 
 const inputOf = (a: AnalysisDoc): AnalysisInput => ({
   organizationId: a.organizationId,
@@ -67,7 +68,7 @@ export async function cancelRun(temporal: TemporalDeps, analysis: AnalysisDoc) {
 
 /** Removes the analyses of a deleted conversation and stops their runs. */
 export async function removeConversationAnalyses(
-  repos: Repositories,
+  repos: Tenants<AnalysesStore>,
   temporal: TemporalDeps,
   organizationId: string,
   conversationId: string,

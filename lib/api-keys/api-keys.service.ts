@@ -5,9 +5,10 @@ import { notFound } from '@lib/errors';
 import { page, type PageRequest } from '@lib/paging';
 import type { RealtimeEmitter } from '@lib/realtime/emitter';
 import { rooms } from '@lib/realtime/rooms';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { PermissionMap } from './api-key.schema';
 import { toApiKeyView } from './api-keys.repository';
+import type { ApiKeysStore } from './store';
 
 export interface ApiKeyBody {
   description?: string;
@@ -16,7 +17,7 @@ export interface ApiKeyBody {
 
 export class ApiKeysService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<ApiKeysStore>,
     private readonly realtime: Pick<RealtimeEmitter, 'disconnect'>,
   ) {}
 
@@ -32,16 +33,12 @@ export class ApiKeysService {
 
   /** The key value is in this response only; the store keeps its hash. */
   async create(ctx: RequestContext, body: ApiKeyBody) {
-    const { apiKeyId, key, keyHash, keyPrefix } = generateApiKey();
-    const record = await this.repo(ctx).create({
-      _id: apiKeyId,
+    requireUserSession(ctx);
+    return this.issue(ctx.organizationId, {
       description: body.description ?? '',
       permissions: body.permissions ?? {},
-      keyHash,
-      keyPrefix,
       creatorUserId: ctx.userId,
     });
-    return { ...toApiKeyView(record), key };
   }
 
   async list(ctx: RequestContext, opts: PageRequest) {
@@ -66,5 +63,22 @@ export class ApiKeysService {
     if (!(await this.repo(ctx).remove(id))) throw notFound('API key');
     this.disconnect(ctx, id);
     return { message: 'API key deleted', apiKeyId: id };
+  }
+
+  /** A new key acting for `creatorUserId`; also an organization's first key (lib/organization/bootstrap.service.ts). */
+  async issue(
+    organizationId: string,
+    fields: { description: string; permissions: PermissionMap; creatorUserId: string },
+  ) {
+    const { apiKeyId, key, keyHash, keyPrefix } = generateApiKey();
+    const record = await this.repos
+      .tenant(organizationId)
+      .apiKeys.create({ _id: apiKeyId, ...fields, keyHash, keyPrefix });
+    return { ...toApiKeyView(record), key };
+  }
+
+  /** Records when a key was last used (lib/auth/authenticator.ts). */
+  touch(organizationId: string, apiKeyId: string, at: Date): Promise<unknown> {
+    return this.repos.tenant(organizationId).apiKeys.touch(apiKeyId, at);
   }
 }

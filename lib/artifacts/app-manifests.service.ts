@@ -1,11 +1,13 @@
 import type { RequestContext } from '@lib/auth/context';
 import { AppError } from '@lib/errors';
-import type { Repositories } from '@lib/repositories';
+import type { TablesService } from '@lib/tables/tables.service';
+import type { Tenants } from '@lib/db/tenants';
 import type { ArtifactAccess } from './artifact-access';
 import { isHtml } from './artifact-content';
 import type { ArtifactDoc, ArtifactVersionDoc } from './artifact.schema';
 import type { ArtifactVersions } from './artifact-versions';
 import { extractManifest, MANIFEST_FILE, type DeclaredManifest } from './app-manifest';
+import type { ArtifactsStore } from './store';
 import { toApprovalView } from './views';
 import type { WorkflowCatalog } from './workflow-catalog';
 
@@ -22,10 +24,11 @@ const NOT_AN_APP: DeclaredManifest = {
  */
 export class AppManifestsService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<ArtifactsStore>,
     private readonly access: ArtifactAccess,
     private readonly versions: ArtifactVersions,
     private readonly workflows: WorkflowCatalog,
+    private readonly tables: Pick<TablesService, 'exists'>,
   ) {}
 
   /** The manifest a version's bytes declare (none for a version that is not HTML). */
@@ -75,7 +78,9 @@ export class AppManifestsService {
     }
     const manifest = found.declared;
     const tenant = this.repos.tenant(ctx.organizationId);
-    const tables = await Promise.all(manifest.tables.map((t) => tenant.tables.getByName(t.table)));
+    const tables = await Promise.all(
+      manifest.tables.map((t) => this.tables.exists(ctx.organizationId, t.table)),
+    );
     const missingTables = manifest.tables.filter((_, i) => !tables[i]).map((t) => t.table);
     const resolved = manifest.workflows.length
       ? await this.workflows.resolve(ctx.organizationId, manifest.workflows)

@@ -2,13 +2,15 @@ import { memberContext } from '@lib/auth/authenticator';
 import type { RequestContext } from '@lib/auth/context';
 import { InvalidTokenError, type TokenService } from '@lib/auth/tokens';
 import { AppError, badRequest, unauthorized } from '@lib/errors';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { RowQuery, TablesService } from '@lib/tables/tables.service';
+import type { MemberDoc } from '@lib/users/member.schema';
 import type { ArtifactAccess } from './artifact-access';
 import { isHtml } from './artifact-content';
 import type { ArtifactVersions } from './artifact-versions';
 import { extractManifest } from './app-manifest';
 import { appContentSecurityPolicy, bridgeScript, withBridge } from './app-page';
+import type { ArtifactsStore } from './store';
 import { toApprovalView } from './views';
 import type { WorkflowCatalog } from './workflow-catalog';
 
@@ -33,7 +35,9 @@ const refused = (status: number, code: string, message: string) => new AppError(
  */
 export class AppRuntimeService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<ArtifactsStore>,
+    /** The users feature: an app runs with the rights of the member who opened it, while they are one. */
+    private readonly members: { member(organizationId: string, userId: string): Promise<MemberDoc | null> },
     private readonly access: ArtifactAccess,
     private readonly versions: ArtifactVersions,
     private readonly tables: TablesService,
@@ -78,7 +82,7 @@ export class AppRuntimeService {
     }
     if (claims.organizationId !== organizationId || claims.artifactId !== artifactId)
       throw unauthorized('the app link is for another app');
-    const member = await this.repos.tenant(organizationId).members.get(claims.userId);
+    const member = await this.members.member(organizationId, claims.userId);
     if (!member) throw unauthorized('the member who opened this app is no longer in the organization');
     return { ctx: memberContext(member, 'app'), artifactId, versionId: claims.versionId, token };
   }

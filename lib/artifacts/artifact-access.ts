@@ -1,9 +1,10 @@
 import type { AgentAccess } from '@lib/agents/agent-access';
 import type { RequestContext } from '@lib/auth/context';
 import { forbidden, notFound } from '@lib/errors';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { ArtifactDoc } from './artifact.schema';
 import type { ArtifactVisibility } from './artifacts.repository';
+import type { ArtifactsStore } from './store';
 
 /*
  * Who reaches an artifact:
@@ -15,7 +16,7 @@ import type { ArtifactVisibility } from './artifacts.repository';
  */
 export class ArtifactAccess {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<ArtifactsStore>,
     private readonly agents: Pick<AgentAccess, 'effectiveGroupId'>,
   ) {}
 

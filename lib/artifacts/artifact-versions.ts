@@ -1,7 +1,7 @@
 import { AppError, conflict, invalidReference, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { ObjectTooLarge, type ObjectStore } from '@lib/knowledge-bases/object-store';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { ArtifactDoc, ArtifactVersionDoc } from './artifact.schema';
 import {
   decodeContent,
@@ -11,6 +11,7 @@ import {
   type VersionContent,
 } from './artifact-content';
 import type { NewArtifact } from './artifacts.repository';
+import type { ArtifactsStore } from './store';
 import { currentVersion } from './views';
 
 /** At most this many versions per artifact (the record keeps them all, in order). */
@@ -30,7 +31,7 @@ export interface VersionAuthor {
  */
 export class ArtifactVersions {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<ArtifactsStore>,
     private readonly objects: ObjectStore,
     readonly maxBytes: number,
   ) {}

@@ -4,11 +4,12 @@ import { newId } from '@lib/ids';
 import type { KbFilesService } from '@lib/knowledge-bases/kb-files.service';
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import { page, type PageRequest } from '@lib/paging';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { ArtifactAccess } from './artifact-access';
 import { checkName, fileNameFor, isHtml, type ContentInput } from './artifact-content';
 import type { ArtifactDoc, ArtifactScope } from './artifact.schema';
 import type { ArtifactVersions } from './artifact-versions';
+import type { ArtifactsStore } from './store';
 import { toArtifactView } from './views';
 
 /** How long an artifact download link is valid. */
@@ -24,16 +25,23 @@ export interface ArtifactListFilters extends PageRequest {
   q?: string;
 }
 
+/** Whom an artifact is shared with, as the users and groups features know them. */
+export interface ShareTargets {
+  member(organizationId: string, userId: string): Promise<object | null>;
+  groupExists(organizationId: string, groupId: string): Promise<boolean>;
+}
+
 const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
 
 /** Artifacts as members use them through the API: the library, versions, pins, sharing, transfers. */
 export class ArtifactsService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<ArtifactsStore>,
     private readonly access: ArtifactAccess,
     private readonly versions: ArtifactVersions,
     private readonly objects: ObjectStore,
     private readonly kbFiles: Pick<KbFilesService, 'createFromObject'>,
+    private readonly shareTargets: ShareTargets,
   ) {}
 
   private repo(ctx: RequestContext) {
@@ -139,12 +147,12 @@ export class ArtifactsService {
   /** Replaces who the artifact is shared with: members of the organization, and its user groups. */
   async share(ctx: RequestContext, artifactId: string, body: { userIds?: string[]; groupIds?: string[] }) {
     await this.access.changeable(ctx, artifactId);
-    const tenant = this.repos.tenant(ctx.organizationId);
+    const { organizationId } = ctx;
     const userIds = [...new Set(body.userIds ?? [])];
     const groupIds = [...new Set(body.groupIds ?? [])];
     const [members, groups] = await Promise.all([
-      Promise.all(userIds.map((id) => tenant.members.get(id))),
-      Promise.all(groupIds.map((id) => tenant.groups.get(id))),
+      Promise.all(userIds.map((id) => this.shareTargets.member(organizationId, id))),
+      Promise.all(groupIds.map((id) => this.shareTargets.groupExists(organizationId, id))),
     ]);
     const unknownUsers = userIds.filter((_, i) => !members[i]);
     const unknownGroups = groupIds.filter((_, i) => !groups[i]);

@@ -1,8 +1,9 @@
 import { notFound } from '@lib/errors';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import { checkName, type ContentInput } from './artifact-content';
 import type { ArtifactDoc } from './artifact.schema';
 import type { ArtifactVersions } from './artifact-versions';
+import type { ArtifactsStore } from './store';
 import { currentVersion } from './views';
 import { derivedId } from '@lib/ids';
 
@@ -22,6 +23,14 @@ export type ArtifactToolCall = ArtifactOwner & {
   requestId: string;
   toolCallId: string;
 };
+
+/** Where tool artifacts are written, as the chains and conversations features (above this one) know them. */
+export interface ArtifactOwners {
+  chainRuns: {
+    getRun(organizationId: string, runId: string): Promise<{ _id: string; actionChainId: string } | null>;
+  };
+  conversations: { exists(organizationId: string, conversationId: string): Promise<boolean> };
+}
 
 /** What the model reads back from an artifact tool. */
 function summary(artifact: ArtifactDoc) {
@@ -43,15 +52,15 @@ function summary(artifact: ArtifactDoc) {
  */
 export class ToolArtifactsService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<ArtifactsStore>,
     private readonly versions: ArtifactVersions,
+    private readonly owners: ArtifactOwners,
   ) {}
 
   /** The owner's fields of a new artifact, once the owner is known to exist. */
   private async owner(call: ArtifactToolCall) {
-    const tenant = this.repos.tenant(call.organizationId);
     if (call.chainRun) {
-      const run = await tenant.chainRuns.get(call.chainRun.runId);
+      const run = await this.owners.chainRuns.getRun(call.organizationId, call.chainRun.runId);
       if (!run) throw notFound('chain run');
       return {
         scope: 'chain-run' as const,
@@ -61,7 +70,8 @@ export class ToolArtifactsService {
         actionChainId: run.actionChainId,
       };
     }
-    if (!(await tenant.conversations.get(call.conversationId))) throw notFound('conversation');
+    if (!(await this.owners.conversations.exists(call.organizationId, call.conversationId)))
+      throw notFound('conversation');
     return {
       scope: 'conversation' as const,
       source: 'conversation' as const,

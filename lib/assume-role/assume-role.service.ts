@@ -1,7 +1,7 @@
 import type { RequestContext } from '@lib/auth/context';
 import { InvalidTokenError, type TokenService } from '@lib/auth/tokens';
 import { AppError, forbidden, invalidReference } from '@lib/errors';
-import type { Repositories } from '@lib/repositories';
+import type { MemberDoc } from '@lib/users/member.schema';
 
 export interface AssumeRoleBody {
   userId: string;
@@ -10,11 +10,22 @@ export interface AssumeRoleBody {
   permissions?: string[];
 }
 
+/** The memberships tokens act for: the users feature (wired in lib/services.ts). */
+export interface ChatMembers {
+  findByUserIdOrSourceId(organizationId: string, id: string): Promise<MemberDoc | null>;
+  /** Creates the account and the chat membership as needed, recording `sourceId` as the caller's id for them. */
+  addChatMember(
+    organizationId: string,
+    account: { email: string; name: string },
+    sourceId: string,
+  ): Promise<MemberDoc>;
+}
+
 const invalidToken = (message: string) => new AppError(401, 'invalid_token', message);
 
 export class AssumeRoleService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly members: ChatMembers,
     private readonly tokens: TokenService,
   ) {}
 
@@ -26,19 +37,14 @@ export class AssumeRoleService {
     if (ctx.via === 'api_key' && ctx.apiKeyPermissions?.assume_role?.write !== true) {
       throw forbidden('this API key lacks the assume_role.write permission');
     }
-    const members = this.repos.tenant(ctx.organizationId).members;
-    let member = await members.findByUserIdOrSourceId(body.userId);
+    let member = await this.members.findByUserIdOrSourceId(ctx.organizationId, body.userId);
     if (!member) {
       if (!body.userEmail) throw invalidReference('userId', body.userId, ' (pass userEmail to create them)');
-      const { user } = await this.repos.accounts.findOrCreate({
-        email: body.userEmail,
-        name: body.userName ?? body.userEmail.split('@')[0] ?? body.userEmail,
-      });
-      // The caller's id for the person belongs to this organization's membership, never to the global account.
-      // Minted concurrently for the same new user: both requests end with the one membership.
-      member = (await members.ensure({ ...user, sourceId: body.userId }, 'chat')).doc;
-      if (member.userId !== body.userId && !member.sourceId)
-        await members.setSourceIdIfUnset(member.userId, body.userId);
+      member = await this.members.addChatMember(
+        ctx.organizationId,
+        { email: body.userEmail, name: body.userName ?? body.userEmail.split('@')[0] ?? body.userEmail },
+        body.userId,
+      );
     }
     if (member.role !== 'chat') {
       // The token would receive that member's own live turns: it may act only for chat members.

@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
 import { forbidden, unauthorized } from '@lib/errors';
-import type { Repositories } from '@lib/repositories';
+import type { ApiKeyDoc } from '@lib/api-keys/api-key.schema';
 import type { MemberDoc } from '@lib/users/member.schema';
 import { API_KEY_PREFIX, apiKeyIdOf, apiKeyMatches } from './api-key-secret';
 import type { RequestContext } from './context';
@@ -18,6 +18,20 @@ export interface OidcSettings {
 }
 
 /**
+ * The records credentials are checked against: keys are found across organizations (lib/db), memberships and
+ * accounts belong to the users feature, keys to the API keys feature (wired in lib/deps.ts).
+ */
+export interface CredentialRecords {
+  apiKeyRecords: { findApiKeyCrossOrg(apiKeyId: string): Promise<ApiKeyDoc | null> };
+  users: {
+    member(organizationId: string, userId: string): Promise<MemberDoc | null>;
+    /** The account of an external identity, linked at first sign-in through an address the issuer verified. */
+    accountOfIdentity(subject: string, verifiedEmail: string | undefined): Promise<{ _id: string } | null>;
+  };
+  apiKeys: { touch(organizationId: string, apiKeyId: string, at: Date): Promise<unknown> };
+}
+
+/**
  * Turns a bearer credential into a RequestContext for the organization named in the path. Three kinds:
  * API keys (`awk_…`), service-signed JWTs (sessions and assume-role tokens) and, when configured, ID/access
  * tokens of an external OIDC issuer verified through its JWKS. A credential of another organization fails
@@ -29,7 +43,7 @@ export class Authenticator {
   private readonly lastTouched = new Map<string, number>();
 
   constructor(
-    private readonly repos: Repositories,
+    private readonly records: CredentialRecords,
     private readonly tokens: TokenService,
     private readonly oidc?: OidcSettings,
     /** Key records and memberships, read on every request; without it each request reads them. */
@@ -59,7 +73,7 @@ export class Authenticator {
     if (!credential) return null;
     if (credential.startsWith(API_KEY_PREFIX)) {
       const apiKeyId = apiKeyIdOf(credential);
-      const record = apiKeyId ? await this.repos.crossOrg.findApiKeyCrossOrg(apiKeyId) : null;
+      const record = apiKeyId ? await this.records.apiKeyRecords.findApiKeyCrossOrg(apiKeyId) : null;
       return record && apiKeyMatches(credential, record.keyHash) ? record.organizationId : null;
     }
     try {
@@ -72,7 +86,7 @@ export class Authenticator {
   private async fromApiKey(key: string, organizationId: string): Promise<RequestContext> {
     const apiKeyId = apiKeyIdOf(key);
     const record = apiKeyId
-      ? await this.cached(`key:${apiKeyId}`, () => this.repos.crossOrg.findApiKeyCrossOrg(apiKeyId))
+      ? await this.cached(`key:${apiKeyId}`, () => this.records.apiKeyRecords.findApiKeyCrossOrg(apiKeyId))
       : null;
     if (!record || !apiKeyMatches(key, record.keyHash)) throw unauthorized('invalid API key');
     // A working key on another organization's path: say so (its holder knows its organization already).
@@ -99,9 +113,8 @@ export class Authenticator {
     if (now - last < LAST_USED_RESOLUTION_MS) return;
     if (this.lastTouched.size >= 10_000) this.lastTouched.clear();
     this.lastTouched.set(apiKeyId, now);
-    this.repos
-      .tenant(organizationId)
-      .apiKeys.touch(apiKeyId, new Date(now))
+    this.records.apiKeys
+      .touch(organizationId, apiKeyId, new Date(now))
       .catch(() => this.lastTouched.delete(apiKeyId));
   }
 
@@ -150,16 +163,13 @@ export class Authenticator {
     } catch {
       throw unauthorized('token signature or claims are invalid');
     }
-    const { accounts } = this.repos;
     if (typeof payload.sub !== 'string' || !payload.sub) throw unauthorized('token has no subject');
-    const subject = `${this.oidc.issuer} ${payload.sub}`;
-    let account = await accounts.findByOidcSubject(subject);
-    // First sign-in: only an address the issuer has verified may find the account, which is then linked.
-    if (!account && payload.email_verified === true && typeof payload.email === 'string') {
-      account = await accounts.findByEmail(payload.email);
-      if (account) await accounts.linkOidcSubject(account._id, subject);
-      if (account?.oidcSubject && account.oidcSubject !== subject) account = null;
-    }
+    const verifiedEmail =
+      payload.email_verified === true && typeof payload.email === 'string' ? payload.email : undefined;
+    const account = await this.records.users.accountOfIdentity(
+      `${this.oidc.issuer} ${payload.sub}`,
+      verifiedEmail,
+    );
     if (!account) throw unauthorized('no account for this identity');
     const ctx = memberContext(await this.member(organizationId, account._id, 'this identity'), 'session');
     return payload.exp ? { ...ctx, expiresAt: new Date(payload.exp * 1000) } : ctx;
@@ -167,7 +177,7 @@ export class Authenticator {
 
   private async member(organizationId: string, userId: string, who: string): Promise<MemberDoc> {
     const member = await this.cached(`member:${organizationId}:${userId}`, () =>
-      this.repos.tenant(organizationId).members.get(userId),
+      this.records.users.member(organizationId, userId),
     );
     if (!member) throw unauthorized(`${who} is not a member of this organization`);
     return member;

@@ -7,6 +7,11 @@ export const SESSION_STATUSES = ['active', 'stopped', 'expired', 'failed'] as co
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 export const OWNER_TYPES = ['conversation', 'chain_run'] as const;
 
+/** Who a session belongs to: a conversation, or one run of an action chain. */
+export type SessionOwner =
+  | { type: 'conversation'; conversationId: string }
+  | { type: 'chain_run'; actionChainId: string; runId: string };
+
 const screenshotSchema = new Schema(
   {
     screenshotId: { type: String, required: true },

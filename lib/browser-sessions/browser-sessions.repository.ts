@@ -4,13 +4,9 @@ import {
   browserSessionModel,
   browserSlotModel,
   type BrowserSessionDoc,
+  type SessionOwner,
   type SessionStatus,
 } from './browser-session.schema';
-
-/** Who a session belongs to: a conversation, or one run of an action chain. */
-export type SessionOwner =
-  | { type: 'conversation'; conversationId: string }
-  | { type: 'chain_run'; actionChainId: string; runId: string };
 
 export interface Screenshot {
   screenshotId: string;

@@ -14,10 +14,10 @@ import { iso } from '@lib/db/view';
 import { AppError, ConflictError, notFound, TooManyRequestsError } from '@lib/errors';
 import { derivedId, newId } from '@lib/ids';
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
-import type { BrowserSessionDoc } from './browser-session.schema';
-import type { SessionOwner } from './browser-sessions.repository';
+import type { BrowserSessionDoc, SessionOwner } from './browser-session.schema';
+import type { BrowserSessionsStore } from './store';
 
 export interface BrowserSessionSettings {
   /** Sessions one organization may have active at once (429 beyond). */
@@ -63,7 +63,7 @@ export type BrowserSessionView = Awaited<ReturnType<typeof toView>>;
 
 /** Ends an owner's active sessions (its conversation was deleted, its chain run finished). */
 export async function endSessionsOf(
-  repos: Repositories,
+  repos: Tenants<BrowserSessionsStore>,
   temporal: TemporalDeps,
   organizationId: string,
   owner: SessionOwner,
@@ -107,7 +107,7 @@ export interface ChainRunAccess {
 
 export class BrowserSessionsService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<BrowserSessionsStore>,
     private readonly conversations: ConversationAccess,
     private readonly chainRuns: ChainRunAccess,
     private readonly temporal: TemporalDeps,

@@ -2,12 +2,13 @@ import type { AgentsService } from '@lib/agents/agents.service';
 import type { RequestContext } from '@lib/auth/context';
 import { invalidReference, notFound, referenced } from '@lib/errors';
 import type { KbAccess } from '@lib/knowledge-bases/kb-access';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import { validateToolConfiguration } from '@lib/tools/registry';
 import { keepStoredSecrets } from '@lib/tools/secrets';
 import type { ChainsService } from './chains.service';
 import type { StepAttachmentKind } from './step-attachment.schema';
 import { toAgentChainView, toStepAttachmentView } from './views';
+import type { ChainsStore } from './store';
 
 type Config = Record<string, unknown>;
 
@@ -17,7 +18,7 @@ type Config = Record<string, unknown>;
  */
 export class ChainAttachmentsService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<ChainsStore>,
     private readonly chains: ChainsService,
     private readonly agents: AgentsService,
     private readonly kbAccess: KbAccess,
@@ -131,5 +132,22 @@ export class ChainAttachmentsService {
     await this.agents.manageable(ctx, agentId);
     if (!(await this.repo(ctx).detachFromAgent(agentId, actionChainId))) throw notFound('chain attachment');
     return { organizationId: ctx.organizationId, agentId, actionChainId, deleted: true };
+  }
+
+  /** Detaches a deleted knowledge base, agent or tool from every step that used it. */
+  async removeTarget(organizationId: string, kind: StepAttachmentKind, targetId: string): Promise<void> {
+    await this.repos.tenant(organizationId).chainAttachments.removeTarget(kind, targetId);
+  }
+
+  /** The chains attached to an agent, with no access check (its model tools). */
+  async chainIdsOfAgent(organizationId: string, agentId: string): Promise<string[]> {
+    return (await this.repos.tenant(organizationId).chainAttachments.listForAgent(agentId)).map(
+      (l) => l.actionChainId,
+    );
+  }
+
+  /** An agent's chain attachments go with it (lib/agents/agents.service.ts). */
+  async removeForAgent(organizationId: string, agentId: string): Promise<void> {
+    await this.repos.tenant(organizationId).chainAttachments.removeForAgent(agentId);
   }
 }

@@ -6,7 +6,7 @@ import { createOrFind } from '@lib/db/duplicate-key';
 import { badRequest, conflict, invalidReference, notFound } from '@lib/errors';
 import { derivedId, newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
 import type { StepDoc } from './chain.schema';
 import type { TriggerType } from './chain-run.schema';
@@ -17,6 +17,7 @@ import { refuseLongFanOut } from './fan-out-limit';
 import { runPlan } from './run-plan';
 import { firstStep, validatorFor } from './step-fields';
 import { toRunView } from './views';
+import type { ChainsStore } from './store';
 
 export interface RunBody {
   payload?: Record<string, unknown>;
@@ -55,7 +56,7 @@ export function derivedRunId(key: string): string {
 /** Runs of action chains: started by the API, agents, ETL rules, schedules and webhooks. */
 export class ChainRunsService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<ChainsStore>,
     private readonly temporal: TemporalDeps,
     private readonly chains: ChainsService,
     private readonly admission: Pick<Admission, 'admit' | 'startCounted'>,
@@ -264,6 +265,11 @@ export class ChainRunsService {
       ...parseOrderBy<ChainOrderField>(opts.orderBy, 'created_at'),
     });
     return page(items.map(toRunView), total, opts.offset);
+  }
+
+  /** The run, with no access check: for what started it or writes for it (a trigger handler, a step's tool). */
+  getRun(organizationId: string, runId: string): Promise<ChainRun | null> {
+    return this.runs(organizationId).get(runId);
   }
 
   /** The status of a run started under a derived id (a trigger handler's), or null when there is none. */

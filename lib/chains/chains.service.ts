@@ -2,12 +2,13 @@ import type { RequestContext } from '@lib/auth/context';
 import { notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { ChainDoc, StepDoc } from './chain.schema';
 import type { ChainFields, ChainOrderField, StepFields } from './chains.repository';
 import { checkFileInput, checkSchemaSize, stepFieldsFromBody, type StepBody } from './step-fields';
 import { pickView } from '@lib/db/view';
 import { STEP_PLAIN_FIELDS, toChainView, toStepView } from './views';
+import type { ChainsStore } from './store';
 
 export interface ChainBody extends Omit<ChainFields, 'inputType'> {
   inputType?: 'json' | 'file';
@@ -21,7 +22,7 @@ export interface ChainBody extends Omit<ChainFields, 'inputType'> {
  */
 export class ChainsService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<ChainsStore>,
     /** CHAIN_SCHEMA_MAX_NODES (its default unless given) */
     private readonly schemaMaxNodes = 2000,
   ) {}
@@ -34,6 +35,11 @@ export class ChainsService {
     const chain = await this.repo(ctx).get(actionChainId);
     if (!chain) throw notFound('action chain');
     return chain;
+  }
+
+  /** The organization's chains among `actionChainIds`, for what names them (a handler shows its chain's name). */
+  getMany(organizationId: string, actionChainIds: string[]): Promise<ChainDoc[]> {
+    return this.repo({ organizationId }).getMany(actionChainIds);
   }
 
   async list(ctx: RequestContext, opts: PageRequest & { orderBy?: string; inputType?: string }) {
@@ -166,6 +172,16 @@ export class ChainsService {
     if (!(await this.repo(ctx).removeStep(actionChainId, stepId))) throw notFound('step');
     await this.repo(ctx).touch(actionChainId);
     return { actionChainId, stepId, deleted: true };
+  }
+
+  /** A chain's steps as stored, with no access check (an agent's model tools). */
+  storedSteps(organizationId: string, actionChainId: string): Promise<StepDoc[]> {
+    return this.repo({ organizationId }).listSteps(actionChainId);
+  }
+
+  /** A removed member's chains go to another member (lib/users); how many moved. */
+  reassign(organizationId: string, fromUserId: string, toUserId: string): Promise<number> {
+    return this.repo({ organizationId }).reassign(fromUserId, toUserId);
   }
 }
 

@@ -4,13 +4,14 @@ import type {
   WorkflowStartRequest,
 } from '@lib/artifacts/workflow-catalog';
 import { AppError, notFound } from '@lib/errors';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import { derivedRunId, type ChainRunsService } from './chain-runs.service';
+import type { ChainsStore } from './store';
 
 /** The organization's workflows as apps see them: its action chains; one can run when it has an enabled step. */
 export class ChainWorkflowCatalog implements WorkflowCatalog {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<ChainsStore>,
     private readonly runs: Pick<ChainRunsService, 'startRun'>,
   ) {}
 

@@ -10,16 +10,16 @@ import {
 } from '@contracts';
 import type { Admission } from '@lib/admission/admission';
 import type { AgentAccess } from '@lib/agents/agent-access';
-import { removeConversationAnalyses } from '@lib/analyses/analysis-runs';
 import type { RequestContext } from '@lib/auth/context';
 import { badRequest, conflict, invalidReference, notFound, referenced } from '@lib/errors';
 import { BlockedAddressError, type OutboundClient } from '@lib/http/outbound';
 import { page, type PageRequest } from '@lib/paging';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
-import { loadModelTools } from '@lib/tools/model-tools';
 import type { ConversationDoc } from './conversation.schema';
-import { toConversationView, toMessageView } from './conversations.repository';
+import { toConversationView, toMessageView, type ConversationsRepository } from './conversations.repository';
+import type { AgentLookup, ModelToolSource } from './ports';
+import type { ConversationsStore } from './store';
 import { agentSettings, MAX_INPUT_SETUP_BYTES, turnSetupOf } from './turn-setup';
 
 export interface ConversationCreateBody {
@@ -79,15 +79,30 @@ export interface BrowserSessionEnder {
   endFor(organizationId: string, owner: { type: 'conversation'; conversationId: string }): Promise<void>;
 }
 
+/** Data of another feature that goes with a deleted conversation (its task plans, its analyses). Those
+ * features are built on conversations, so they are reached through this port, wired in lib/services.ts. */
+export interface ConversationDependent {
+  removeForConversation(organizationId: string, conversationId: string): Promise<void>;
+}
+
+/** The other features a conversation touches (see ./ports.ts). */
+export interface ConversationNeighbours {
+  agents: AgentLookup;
+  modelTools: ModelToolSource;
+  /** Removed in this order when a conversation is deleted. */
+  dependents: ConversationDependent[];
+  browserSessions: BrowserSessionEnder;
+}
+
 export class ConversationsService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<ConversationsStore>,
     private readonly temporal: TemporalDeps,
     private readonly access: AgentAccess,
     private readonly outbound: OutboundClient,
     /** Counts the organization's running turns (the `turns` kind, MAX_CONCURRENT_TURNS_PER_ORG). */
     private readonly admission: Admission,
-    private readonly browserSessions: BrowserSessionEnder,
+    private readonly neighbours: ConversationNeighbours,
   ) {}
 
   private repo(ctx: RequestContext) {
@@ -103,7 +118,7 @@ export class ConversationsService {
     if (conversation && ctx.capabilities.has('conversations.all')) return conversation;
     if (conversation?.creatorUserId !== ctx.userId) throw notFound('conversation');
     if (await this.access.canAccessAgent(ctx, conversation.agentId)) return conversation;
-    if (await this.repos.tenant(ctx.organizationId).agents.get(conversation.agentId))
+    if (await this.neighbours.agents.find(ctx.organizationId, conversation.agentId))
       throw notFound('conversation');
     return conversation;
   }
@@ -177,7 +192,7 @@ export class ConversationsService {
       // A turn that opens a conversation hands its workflow the whole setup (turn-setup.ts): the agent's tools
       // are read alongside the access check, so it costs no extra round trip.
       const tools = body.message
-        ? loadModelTools(this.repos.tenant(ctx.organizationId), body.agentId)
+        ? this.neighbours.modelTools.forAgent(ctx.organizationId, body.agentId)
         : undefined;
       tools?.catch(() => undefined); // awaited below; a failed read must not leave it unhandled
       const agent = await referenced(
@@ -274,10 +289,10 @@ export class ConversationsService {
   async remove(ctx: RequestContext, id: string) {
     await this.load(ctx, id);
     await this.repo(ctx).remove(id);
-    await this.repos.tenant(ctx.organizationId).taskPlans.removeForConversation(id);
-    await removeConversationAnalyses(this.repos, this.temporal, ctx.organizationId, id);
+    for (const dependent of this.neighbours.dependents)
+      await dependent.removeForConversation(ctx.organizationId, id);
     // Its browser sessions end with it (their records stay, so an operator can still see what they did).
-    await this.browserSessions.endFor(ctx.organizationId, {
+    await this.neighbours.browserSessions.endFor(ctx.organizationId, {
       type: 'conversation',
       conversationId: id,
     });
@@ -305,5 +320,46 @@ export class ConversationsService {
       workflowIds.turn(ctx.organizationId, input.conversationId, input.requestId),
     );
     await handle.signal(frontendToolResultSignal, { toolCallId: input.toolCallId, result: input.result });
+  }
+
+  /** A conversation for a turn, a tool or a workflow, which checked access when it started (null once it is
+   * deleted). */
+  async find(organizationId: string, conversationId: string): Promise<ConversationDoc | null> {
+    return this.repos.tenant(organizationId).conversations.get(conversationId);
+  }
+
+  /** The conversation a request (an inbound mail) opens, for a workflow that checked the sender. */
+  async createForRequest(
+    organizationId: string,
+    requestId: string,
+    fields: Parameters<ConversationsRepository['createForRequest']>[1],
+  ): Promise<ConversationDoc> {
+    return this.repos.tenant(organizationId).conversations.createForRequest(requestId, fields);
+  }
+
+  /** Writes a turn's message once (see ConversationsRepository.putMessage), for a workflow. */
+  async putMessage(organizationId: string, fields: Parameters<ConversationsRepository['putMessage']>[0]) {
+    return this.repos.tenant(organizationId).conversations.putMessage(fields);
+  }
+
+  /** The message a turn wrote in this role, or null. */
+  async message(
+    organizationId: string,
+    conversationId: string,
+    requestId: string,
+    role: 'user' | 'assistant',
+  ) {
+    return this.repos.tenant(organizationId).conversations.message(conversationId, requestId, role);
+  }
+
+  /** Whether the organization still has the conversation, with no access check: for what a turn of it started
+   * or wrote (a trigger handler's turn, an agent tool's artifact). */
+  async exists(organizationId: string, conversationId: string): Promise<boolean> {
+    return Boolean(await this.find(organizationId, conversationId));
+  }
+
+  /** A turn's reply once it is stored (`complete`, or `error` when the turn failed), with no access check. */
+  storedReply(organizationId: string, conversationId: string, requestId: string) {
+    return this.repos.tenant(organizationId).conversations.reply(conversationId, requestId);
   }
 }

@@ -1,13 +1,19 @@
 import type { RequestContext } from '@lib/auth/context';
 import { badRequest, forbidden, InsufficientCreditsError, notFound } from '@lib/errors';
 import { iso } from '@lib/db/view';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { CreditAccountDoc } from './credit-account.schema';
 import type { CreditAccountRepository } from './credit-accounts.repository';
+import type { CreditsStore } from './store';
 import type { UsagePurpose } from './llm-usage.schema';
 import type { Metrics } from '@lib/observability/metrics';
 import { creditCost, tokenCount, type CreditPricing } from './pricing';
 import { InFlight } from '@lib/in-flight';
+
+export interface BillingVisibility {
+  /** Null when there is no such organization. */
+  find(organizationId: string): Promise<{ billingVisibility: string } | null>;
+}
 
 export interface CreditSettings extends CreditPricing {
   /** Credits an organization's account opens with (on its first use). */
@@ -47,8 +53,10 @@ export class CreditsService {
   private readonly recording = new InFlight();
 
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<CreditsStore>,
     private readonly settings: CreditSettings,
+    /** Who may see billing information is a setting of the organization (its feature, wired in lib/services.ts). */
+    private readonly organizations: BillingVisibility,
     private readonly metrics?: Pick<Metrics, 'llmTokens'>,
   ) {}
 
@@ -123,7 +131,7 @@ export class CreditsService {
     if (!Number.isSafeInteger(amount) || amount === 0 || Math.abs(amount) > MAX_GRANT)
       throw badRequest(`the amount is a whole number of credits, not 0, at most ${MAX_GRANT} either way`);
     const tenant = this.repos.tenant(organizationId);
-    if (!(await tenant.organization.get())) throw notFound(`organization ${organizationId}`);
+    if (!(await this.organizations.find(organizationId))) throw notFound(`organization ${organizationId}`);
     const after = await this.change(organizationId, (account) => account.grant(amount));
     const grant = await tenant.creditGrants.create({
       amount,
@@ -166,7 +174,7 @@ export class CreditsService {
    * members with `org.billing` (owners) see them, like the subscription.
    */
   async summaryFor(ctx: Pick<RequestContext, 'organizationId' | 'capabilities'>, recent: number) {
-    const org = await this.repos.tenant(ctx.organizationId).organization.get();
+    const org = await this.organizations.find(ctx.organizationId);
     if (!org) throw notFound('organization');
     if (org.billingVisibility === 'owners' && !ctx.capabilities.has('org.billing'))
       throw forbidden('billing information is visible to owners only (billingVisibility: owners)');
@@ -176,7 +184,7 @@ export class CreditsService {
   /** The summary with the newest grants and corrections, for operators (`cli credits show`). */
   async operatorSummary(organizationId: string, recent = 20) {
     const tenant = this.repos.tenant(organizationId);
-    if (!(await tenant.organization.get())) throw notFound(`organization ${organizationId}`);
+    if (!(await this.organizations.find(organizationId))) throw notFound(`organization ${organizationId}`);
     const [summary, grants] = await Promise.all([
       this.summary(organizationId, recent),
       recent > 0 ? tenant.creditGrants.recent(recent) : [],

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { WORKFLOWS, workflowIds, type InboundEmailWorkflow } from '@contracts';
 import { inAgentDomains } from '@lib/agents/agent-email-domains';
-import type { CrossOrgRepository } from '@lib/db/cross-org.repository';
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
 import { messageKeyOf, normaliseMessageId, rawHeader } from './mime';
+import type { AgentAddressBook } from './ports';
 
 /** An agent an inbound address belongs to. */
 export interface MailRoute {
@@ -19,7 +19,7 @@ export interface MailRoute {
  */
 export class EmailIntake {
   constructor(
-    private readonly crossOrg: Pick<CrossOrgRepository, 'findAgentEmailCrossOrg'>,
+    private readonly agentEmails: AgentAddressBook,
     private readonly objects: Pick<ObjectStore, 'put'>,
     private readonly temporal: TemporalDeps,
     /** AGENT_EMAIL_DOMAINS: an address outside them (one saved before they were set) takes no mail. */
@@ -29,7 +29,7 @@ export class EmailIntake {
   /** The agent an address belongs to, or null (an address nobody holds is refused at RCPT TO). */
   async route(address: string): Promise<MailRoute | null> {
     if (!inAgentDomains(address, this.agentDomains)) return null;
-    const claim = await this.crossOrg.findAgentEmailCrossOrg(address);
+    const claim = await this.agentEmails.findAgentEmailCrossOrg(address);
     if (!claim) return null;
     // agentDocId is `<organizationId>:<agentId>` (agent.schema.ts).
     const agentId = claim.agentDocId.slice(claim.organizationId.length + 1);

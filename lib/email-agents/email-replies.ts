@@ -2,9 +2,11 @@ import type { SendMailOptions } from 'nodemailer';
 import type { EmailReplyInput } from '@contracts';
 import type { AgentDoc } from '@lib/agents/agent.schema';
 import type { Mailer } from '@lib/mail';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { EmailMessageDoc } from './email-message.schema';
 import { replyMessageId, replySubject } from './mime';
+import type { AgentLookup, MailConversations } from './ports';
+import type { EmailAgentsStore } from './store';
 
 const list = (value: string | null | undefined) => (value ? value.split(',') : undefined);
 
@@ -36,14 +38,19 @@ export class ReplyNotPossible extends Error {}
  * recorded first, so an answer to it continues the conversation, and a resend is the same message.
  */
 export async function sendReply(
-  deps: { repos: Repositories; mailer: Pick<Mailer, 'sendMail'> },
+  deps: {
+    repos: Tenants<EmailAgentsStore>;
+    agents: AgentLookup;
+    conversations: Pick<MailConversations, 'message'>;
+    mailer: Pick<Mailer, 'sendMail'>;
+  },
   input: EmailReplyInput,
 ): Promise<{ messageId: string }> {
   const tenant = deps.repos.tenant(input.organizationId);
   const [agent, inbound, reply] = await Promise.all([
-    tenant.agents.get(input.agentId),
+    deps.agents.find(input.organizationId, input.agentId),
     tenant.emailMessages.getInbound(input.agentId, input.messageKey),
-    tenant.conversations.message(input.conversationId, input.requestId, 'assistant'),
+    deps.conversations.message(input.organizationId, input.conversationId, input.requestId, 'assistant'),
   ]);
   if (!agent?.emailAddress) throw new ReplyNotPossible('the agent no longer has an email address');
   if (!inbound?.fromAddress) throw new ReplyNotPossible('the inbound mail has no sender to answer');

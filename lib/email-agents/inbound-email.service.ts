@@ -6,18 +6,23 @@ import type { KbFilesService } from '@lib/knowledge-bases/kb-files.service';
 import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import { isSupportedFile } from '@lib/knowledge-bases/parsing/extensions';
 import type { Logger } from '@lib/logger';
-import type { Repositories, TenantRepositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { MemberDoc } from '@lib/users/member.schema';
 import { attachmentAllowed, automaticMailReason, stripQuotedReply, threadCandidates, titleOf } from './mime';
 import { parseMail, type InboundMail } from './parse-mail';
+import type { AgentAddressBook, AgentLookup, MailConversations, SenderMembers } from './ports';
 import { unauthenticatedSender } from './sender-authentication';
+import type { EmailAgentsStore } from './store';
 import { derivedId } from '@lib/ids';
 
 /** What a user message may hold (the limit of a chat message). */
 const MAX_MESSAGE_CHARS = 100_000;
 
 export interface InboundEmailDeps {
-  repos: Repositories;
+  repos: Tenants<EmailAgentsStore> & { agentEmails: AgentAddressBook };
+  agents: AgentLookup;
+  members: SenderMembers;
+  conversations: MailConversations;
   access: Pick<AgentAccess, 'canAccessAgent'>;
   objects: Pick<ObjectStore, 'read'>;
   kbFiles: Pick<KbFilesService, 'addFromBytes'>;
@@ -57,12 +62,11 @@ export class InboundEmailService {
 
   /** The member the mail is from, if they may mail this agent; otherwise why not. */
   private async sender(
-    tenant: TenantRepositories,
+    organizationId: string,
     agent: AgentDoc,
     address: string | null,
   ): Promise<{ member: MemberDoc } | { refused: string }> {
-    const account = address ? await this.deps.repos.accounts.findByEmail(address) : null;
-    const member = account ? await tenant.members.get(account._id) : null;
+    const member = address ? await this.deps.members.memberByEmail(organizationId, address) : null;
     if (!member) return { refused: 'the sender is not a member of the organization' };
     // `all`: every member; any other value (or none): members with access to the agent.
     if (agent.emailFilters === 'all') return { member };
@@ -79,7 +83,7 @@ export class InboundEmailService {
    */
   async prepare(input: InboundEmailInput, runId: string): Promise<InboundEmailIntake> {
     const tenant = this.deps.repos.tenant(input.organizationId);
-    const agent = await tenant.agents.get(input.agentId);
+    const agent = await this.deps.agents.find(input.organizationId, input.agentId);
     if (!agent?.emailAddress) return { status: 'ignored', reason: 'the agent no longer has this address' };
     const mail = await this.load(input);
     const { doc, created } = await tenant.emailMessages.claimInbound(input.agentId, input.messageKey, runId, {
@@ -94,7 +98,8 @@ export class InboundEmailService {
     const requestId = emailRequestId(input.messageKey);
     if (doc.status === 'accepted' && doc.conversationId && doc.requestId) {
       // A retried attempt of this run: the first one got this far.
-      const userId = (await tenant.conversations.get(doc.conversationId))?.creatorUserId;
+      const userId = (await this.deps.conversations.find(input.organizationId, doc.conversationId))
+        ?.creatorUserId;
       if (userId)
         return { ...this.accepted(doc.conversationId, requestId, userId), attachments: kept.kept.length };
     }
@@ -113,12 +118,12 @@ export class InboundEmailService {
     };
     const automatic = automaticMailReason(input.envelopeFrom, mail.header);
     if (automatic) return finish('ignored', automatic);
-    if (mail.fromAddress && (await this.deps.repos.crossOrg.findAgentEmailCrossOrg(mail.fromAddress)))
+    if (mail.fromAddress && (await this.deps.repos.agentEmails.findAgentEmailCrossOrg(mail.fromAddress)))
       return finish('ignored', 'the sender is an agent (agents do not answer agents by mail)');
     // Before membership: a forged From of a member must not act as them (run tools, file attachments).
     const unauthenticated = unauthenticatedSender(mail, input.envelopeFrom, this.deps.trustedRelays);
     if (unauthenticated) return finish('refused', unauthenticated);
-    const sender = await this.sender(tenant, agent, mail.fromAddress);
+    const sender = await this.sender(input.organizationId, agent, mail.fromAddress);
     if ('refused' in sender) return finish('refused', sender.refused);
     const userId = sender.member.userId;
 
@@ -126,18 +131,18 @@ export class InboundEmailService {
       input.agentId,
       threadCandidates(mail.inReplyTo, mail.references),
     );
-    const thread = threadId ? await tenant.conversations.get(threadId) : null;
+    const thread = threadId ? await this.deps.conversations.find(input.organizationId, threadId) : null;
     // A thread continues only for the member whose conversation it is; anyone else starts their own.
     const continues = thread?.agentId === input.agentId && thread.creatorUserId === userId;
     const conversation = continues
       ? thread
-      : await tenant.conversations.createForRequest(requestId, {
+      : await this.deps.conversations.createForRequest(input.organizationId, requestId, {
           agentId: input.agentId,
           title: titleOf(mail.subject),
           creatorUserId: userId,
           isBrowserTask: false,
         });
-    await tenant.conversations.putMessage({
+    await this.deps.conversations.putMessage(input.organizationId, {
       conversationId: conversation._id,
       requestId,
       role: 'user',
@@ -183,8 +188,7 @@ export class InboundEmailService {
    * from the mail, so a retry adds nothing twice. Returns the file ids.
    */
   async ingestAttachments(input: InboundEmailInput, userId: string): Promise<string[]> {
-    const tenant = this.deps.repos.tenant(input.organizationId);
-    const agent = await tenant.agents.get(input.agentId);
+    const agent = await this.deps.agents.find(input.organizationId, input.agentId);
     const knowledgeBaseId = agent?.emailAttachmentsToKnowledgeBaseId;
     if (!agent || !knowledgeBaseId) return [];
     const mail = await this.load(input);

@@ -4,15 +4,34 @@ import { invalidReference, notFound } from '@lib/errors';
 import { page, type PageRequest } from '@lib/paging';
 import type { RealtimeEmitter } from '@lib/realtime/emitter';
 import { rooms } from '@lib/realtime/rooms';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import { toGroupView, type GroupFields } from './groups.repository';
+import type { GroupsStore } from './store';
 
 export type GroupBody = GroupFields & { isDefault: boolean };
 
+/** Which group each member is in: the users feature (wired in lib/services.ts). */
+export interface GroupMembers {
+  userIdsInGroup(organizationId: string, userGroupId: string): Promise<string[]>;
+  /** Null when there is no such member. */
+  setGroup(organizationId: string, userId: string, userGroupId: string): Promise<{ updatedAt: Date } | null>;
+  clearGroup(organizationId: string, userGroupId: string): Promise<void>;
+}
+
+/** The default group is a field of the organization record: the organization feature (wired in lib/services.ts). */
+export interface DefaultGroup {
+  defaultGroupId(organizationId: string): Promise<string | null>;
+  setDefaultGroup(organizationId: string, userGroupId: string): Promise<void>;
+  /** Clears the default only if it is still `userGroupId`. */
+  unsetDefaultGroup(organizationId: string, userGroupId: string): Promise<void>;
+}
+
 export class GroupsService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<GroupsStore>,
     private readonly realtime: Pick<RealtimeEmitter, 'disconnect'>,
+    private readonly members: GroupMembers,
+    private readonly organizations: DefaultGroup,
   ) {}
 
   /** Members whose group changed have other agents now: their sockets reconnect and are authorised afresh. */
@@ -24,7 +43,7 @@ export class GroupsService {
     const tenant = this.repos.tenant(ctx.organizationId);
     const [{ items, total }, defaultId] = await Promise.all([
       tenant.groups.list(opts),
-      tenant.organization.defaultGroupId(),
+      this.organizations.defaultGroupId(ctx.organizationId),
     ]);
     return page(
       items.map((g) => toGroupView(g, defaultId)),
@@ -37,7 +56,7 @@ export class GroupsService {
     const tenant = this.repos.tenant(ctx.organizationId);
     const [group, defaultId] = await Promise.all([
       tenant.groups.get(id),
-      tenant.organization.defaultGroupId(),
+      this.organizations.defaultGroupId(ctx.organizationId),
     ]);
     if (!group) throw notFound('user group');
     return toGroupView(group, defaultId);
@@ -50,7 +69,7 @@ export class GroupsService {
       description: body.description,
       fullAccess: body.fullAccess,
     });
-    if (body.isDefault) await tenant.organization.setDefaultGroup(group._id);
+    if (body.isDefault) await this.organizations.setDefaultGroup(ctx.organizationId, group._id);
     return this.get(ctx, group._id);
   }
 
@@ -62,8 +81,8 @@ export class GroupsService {
       fullAccess: body.fullAccess,
     });
     if (!group) throw notFound('user group');
-    if (body.isDefault) await tenant.organization.setDefaultGroup(id);
-    else await tenant.organization.unsetDefaultGroup(id);
+    if (body.isDefault) await this.organizations.setDefaultGroup(ctx.organizationId, id);
+    else await this.organizations.unsetDefaultGroup(ctx.organizationId, id);
     return this.get(ctx, id);
   }
 
@@ -71,10 +90,10 @@ export class GroupsService {
   async remove(ctx: RequestContext, id: string) {
     const tenant = this.repos.tenant(ctx.organizationId);
     if (!(await tenant.groups.remove(id))) throw notFound('user group');
-    const moved = await tenant.members.userIdsInGroup(id);
+    const moved = await this.members.userIdsInGroup(ctx.organizationId, id);
     await Promise.all([
-      tenant.organization.unsetDefaultGroup(id),
-      tenant.members.clearGroup(id),
+      this.organizations.unsetDefaultGroup(ctx.organizationId, id),
+      this.members.clearGroup(ctx.organizationId, id),
       tenant.groupAgents.removeForGroup(id),
     ]);
     this.disconnect(ctx, moved);
@@ -85,9 +104,19 @@ export class GroupsService {
   async assignUser(ctx: RequestContext, id: string, userId: string) {
     const tenant = this.repos.tenant(ctx.organizationId);
     if (!(await tenant.groups.get(id))) throw notFound('user group');
-    const member = await tenant.members.setGroup(userId, id);
+    const member = await this.members.setGroup(ctx.organizationId, userId, id);
     if (!member) throw invalidReference('userId', userId);
     this.disconnect(ctx, [userId]);
     return { organizationId: ctx.organizationId, userGroupId: id, userId, updatedAt: iso(member.updatedAt) };
+  }
+
+  /** Whether the organization has the user group, with no access check: an artifact is shared with groups. */
+  async exists(organizationId: string, groupId: string): Promise<boolean> {
+    return Boolean(await this.find(organizationId, groupId));
+  }
+
+  /** A group by id, or null (the agent access rule). */
+  find(organizationId: string, userGroupId: string) {
+    return this.repos.tenant(organizationId).groups.get(userGroupId);
   }
 }

@@ -1,14 +1,16 @@
 import type { AgentsService } from '@lib/agents/agents.service';
 import type { RequestContext } from '@lib/auth/context';
 import { notFound, referenced } from '@lib/errors';
-import type { Repositories } from '@lib/repositories';
+import type { KnowledgeBasesCrossOrg } from './public-knowledge-bases.repository';
+import type { Tenants } from '@lib/db/tenants';
 import type { KbAccess } from './kb-access';
+import type { KnowledgeBasesStore } from './store';
 import { toAgentKbView } from './views';
 
 /** Knowledge bases attached to agents: reads need read access to the agent, changes agents.manage. */
 export class AgentKnowledgeBasesService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<KnowledgeBasesStore> & { publicKnowledgeBases: KnowledgeBasesCrossOrg },
     private readonly agents: AgentsService,
     private readonly access: KbAccess,
   ) {}
@@ -32,7 +34,7 @@ export class AgentKnowledgeBasesService {
       knowledgeBaseId,
       kbOrg === ctx.organizationId
         ? this.access.readable(ctx, knowledgeBaseId)
-        : this.repos.crossOrg.findPublicKnowledgeBaseCrossOrg(kbOrg, knowledgeBaseId),
+        : this.repos.publicKnowledgeBases.findPublicKnowledgeBaseCrossOrg(kbOrg, knowledgeBaseId),
     );
     const attachment = await this.attachments(ctx).create({
       agentId,
@@ -49,5 +51,15 @@ export class AgentKnowledgeBasesService {
     if (!(await this.attachments(ctx).remove(agentId, knowledgeBaseId)))
       throw notFound('knowledge base attachment');
     return { organizationId: ctx.organizationId, agentId, knowledgeBaseId };
+  }
+
+  /** The titles of the knowledge bases attached to an agent, with no access check (its model tools). */
+  async titlesForAgent(organizationId: string, agentId: string): Promise<string[]> {
+    return (await this.repos.tenant(organizationId).agentKnowledgeBases.list(agentId)).map((a) => a.kbTitle);
+  }
+
+  /** An agent's knowledge base attachments go with it (lib/agents/agents.service.ts). */
+  async removeForAgent(organizationId: string, agentId: string): Promise<void> {
+    await this.repos.tenant(organizationId).agentKnowledgeBases.removeForAgent(agentId);
   }
 }

@@ -1,9 +1,10 @@
 import type { AgentAccess } from '@lib/agents/agent-access';
 import type { RequestContext } from '@lib/auth/context';
 import { forbidden, notFound } from '@lib/errors';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { PersonalScope } from './knowledge-bases.repository';
 import type { KnowledgeBaseDoc } from './knowledge-base.schema';
+import type { KnowledgeBasesStore } from './store';
 
 /*
  * Who reads and changes a knowledge base:
@@ -14,7 +15,7 @@ import type { KnowledgeBaseDoc } from './knowledge-base.schema';
  */
 export class KbAccess {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<KnowledgeBasesStore>,
     private readonly agents: AgentAccess,
   ) {}
 

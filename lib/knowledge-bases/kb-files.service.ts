@@ -5,7 +5,7 @@ import { AppError, badRequest, conflict, notFound, referenced } from '@lib/error
 import { newId } from '@lib/ids';
 import { page, type PageRequest } from '@lib/paging';
 import { findOrCreate } from '@lib/db/duplicate-key';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
 import type { KbAccess } from './kb-access';
 import type { FileStatus, KbFileDoc } from './kb-file.schema';
@@ -25,6 +25,7 @@ import {
   SUPPORTED_EXTENSIONS,
 } from './parsing/extensions';
 import type { ParseStrategy } from './parsing/types';
+import type { KnowledgeBasesStore } from './store';
 import { toFileView } from './views';
 
 export interface UploadUrlBody {
@@ -53,7 +54,7 @@ const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toI
 
 export class KbFilesService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<KnowledgeBasesStore>,
     private readonly access: KbAccess,
     private readonly temporal: TemporalDeps,
     private readonly objects: ObjectStore,

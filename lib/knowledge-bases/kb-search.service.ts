@@ -1,18 +1,23 @@
 import type { RequestContext } from '@lib/auth/context';
 import { badRequest, invalidReference, referenced } from '@lib/errors';
 import { compileGlob } from '@lib/patterns/glob';
-import type { Repositories } from '@lib/repositories';
+import type { KnowledgeBasesCrossOrg } from './public-knowledge-bases.repository';
+import type { Tenants } from '@lib/db/tenants';
 import type { Embedders } from '@lib/embeddings/embedders';
+import type { Embedder } from '@lib/embeddings/embedder';
 import type { VectorMatch, VectorStore } from '@lib/vectors/vector-store';
 import type { KbAccess } from './kb-access';
 import type { KbChunkDoc } from './kb-chunk.schema';
 import type { KbFileDoc } from './kb-file.schema';
 import type { KnowledgeBaseDoc } from './knowledge-base.schema';
+import type { KnowledgeBasesStore } from './store';
 
 /** `cursor + limit` may reach this many hits: deeper pages of a similarity ranking are noise. */
 export const MAX_SEARCH_DEPTH = 1000;
 /** The spec caps a page of hits at 100: a larger `limit` is served as 100, not refused. */
 export const MAX_SEARCH_LIMIT = 100;
+/** The most vectors one query asks for, while stale vectors (files not READY) leave a page short. */
+export const MAX_SEARCH_FETCH = 4 * MAX_SEARCH_DEPTH;
 const MAX_KB_IDS = 50;
 /** File names matched against a filePattern between two turns of the event loop. */
 const MATCH_CHUNK = 500;
@@ -54,7 +59,7 @@ function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
  * those attached to an agent. Each knowledge base is searched with its own embedding model. */
 export class KbSearchService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<KnowledgeBasesStore> & { publicKnowledgeBases: KnowledgeBasesCrossOrg },
     private readonly access: KbAccess,
     private readonly embedders: Embedders,
     private readonly vectors: VectorStore,
@@ -81,7 +86,10 @@ export class KbSearchService {
       attachments.map((a) =>
         a.kbOrganizationId === organizationId
           ? tenant.knowledgeBases.get(a.knowledgeBaseId)
-          : this.repos.crossOrg.findPublicKnowledgeBaseCrossOrg(a.kbOrganizationId, a.knowledgeBaseId),
+          : this.repos.publicKnowledgeBases.findPublicKnowledgeBaseCrossOrg(
+              a.kbOrganizationId,
+              a.knowledgeBaseId,
+            ),
       ),
     );
     const { hits } = await this.search(
@@ -120,7 +128,10 @@ export class KbSearchService {
         .map((a) =>
           a.kbOrganizationId === organizationId
             ? tenant.knowledgeBases.get(a.knowledgeBaseId)
-            : this.repos.crossOrg.findPublicKnowledgeBaseCrossOrg(a.kbOrganizationId, a.knowledgeBaseId),
+            : this.repos.publicKnowledgeBases.findPublicKnowledgeBaseCrossOrg(
+                a.kbOrganizationId,
+                a.knowledgeBaseId,
+              ),
         ),
     );
     return [...readable, ...extra.filter((kb): kb is KnowledgeBaseDoc => kb !== null)];
@@ -140,7 +151,7 @@ export class KbSearchService {
   private async everyReadable(ctx: RequestContext) {
     const [own, others] = await Promise.all([
       this.repos.tenant(ctx.organizationId).knowledgeBases.listReadable(await this.access.personalScope(ctx)),
-      this.repos.crossOrg.listPublicKnowledgeBasesCrossOrg(ctx.organizationId),
+      this.repos.publicKnowledgeBases.listPublicKnowledgeBasesCrossOrg(ctx.organizationId),
     ]);
     return [...own, ...others];
   }
@@ -159,7 +170,7 @@ export class KbSearchService {
     return Promise.all(
       ids.map(async (id, i) => {
         if (orgs[i] === ctx.organizationId) return referenced('kbIds', id, this.access.readable(ctx, id));
-        const kb = await this.repos.crossOrg.findPublicKnowledgeBaseCrossOrg(orgs[i]!, id);
+        const kb = await this.repos.publicKnowledgeBases.findPublicKnowledgeBaseCrossOrg(orgs[i]!, id);
         if (!kb) throw invalidReference('kbIds', id);
         return kb;
       }),
@@ -172,36 +183,54 @@ export class KbSearchService {
       throw badRequest(`cursor + limit may reach at most ${MAX_SEARCH_DEPTH} hits`);
     // A pattern that cannot be matched cheaply is a 400 before any work (lib/patterns/glob.ts).
     const isMatch = opts.filePattern ? compileGlob(opts.filePattern) : undefined;
-    // One past the page tells whether another page exists; a few more make up for hits dropped below.
-    const topK = opts.offset + opts.limit + 1;
-    const groups = groupBy(kbs, (kb) => `${kb.embeddingModel}\n${kb.organizationId}`);
-    const queryVectors = new Map<string, Promise<number[]>>();
-    const matches = (
+    // One query per embedding model and organization, with the files a filePattern leaves (none: no query).
+    const groups = (
       await Promise.all(
-        [...groups.values()].map(async (group) => {
-          const { embeddingModel, organizationId } = group[0]!;
-          const embedder = this.embedders.get(embeddingModel);
-          if (!embedder) return [];
-          if (!queryVectors.has(embeddingModel))
-            queryVectors.set(
-              embeddingModel,
-              embedder.embed([opts.q]).then((v) => v[0]!),
-            );
-          const fileIds = isMatch ? await this.matchingFiles(organizationId, group, isMatch) : undefined;
-          if (fileIds?.length === 0) return [];
-          const found = await this.vectors.query(embedder.model, organizationId, {
-            vector: await queryVectors.get(embeddingModel)!,
+        [...groupBy(kbs, (kb) => `${kb.embeddingModel}\n${kb.organizationId}`).values()].map(
+          async (group) => {
+            const { embeddingModel, organizationId } = group[0]!;
+            const embedder = this.embedders.get(embeddingModel);
+            const fileIds =
+              embedder && isMatch ? await this.matchingFiles(organizationId, group, isMatch) : undefined;
+            return embedder && fileIds?.length !== 0
+              ? [{ embeddingModel, embedder, organizationId, group, fileIds }]
+              : [];
+          },
+        ),
+      )
+    ).flat();
+    const queryVectors = new Map<string, Promise<number[]>>();
+    // Each model embeds the question once, whichever organizations' knowledge bases use it.
+    const queryVector = (embeddingModel: string, embedder: Embedder) => {
+      if (!queryVectors.has(embeddingModel))
+        queryVectors.set(
+          embeddingModel,
+          embedder.embed([opts.q]).then((v) => v[0]!),
+        );
+      return queryVectors.get(embeddingModel)!;
+    };
+    // One past the page tells whether another page exists. Vectors of files not READY at their generation (a
+    // reindex under way, a failed one) are dropped after the query, so a page left short asks again for twice as
+    // many, up to MAX_SEARCH_FETCH, while the store may hold more.
+    const wanted = opts.offset + opts.limit + 1;
+    for (let topK = wanted; ; topK = Math.min(topK * 2, MAX_SEARCH_FETCH)) {
+      const found = await Promise.all(
+        groups.map(async ({ embeddingModel, embedder, organizationId, group, fileIds }) => {
+          const ms = await this.vectors.query(embedder.model, organizationId, {
+            vector: await queryVector(embeddingModel, embedder),
             topK,
             knowledgeBaseIds: group.map((kb) => kb.knowledgeBaseId),
             fileIds,
           });
-          return found.map((m): Scored => ({ ...m, organizationId }));
+          return ms.map((m): Scored => ({ ...m, organizationId }));
         }),
-      )
-    ).flat();
-    matches.sort((a, b) => b.score - a.score);
-    const hits = await this.resolve(matches.slice(0, topK));
-    return { hits: hits.slice(opts.offset, opts.offset + opts.limit), total: hits.length };
+      );
+      const matches = found.flat().sort((a, b) => b.score - a.score);
+      const hits = await this.resolve(matches.slice(0, topK));
+      const storeMayHoldMore = found.some((ms) => ms.length >= topK);
+      if (hits.length >= wanted || !storeMayHoldMore || topK >= MAX_SEARCH_FETCH)
+        return { hits: hits.slice(opts.offset, opts.offset + opts.limit), total: hits.length };
+    }
   }
 
   /** Ids of the READY files whose name matches the glob (case-insensitive). */

@@ -10,13 +10,15 @@ import { ROLE_CAPABILITIES } from '@lib/auth/roles';
 import { AppError, forbidden, invalidReference, notFound, referenced } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, parseOrderBy, type PageRequest } from '@lib/paging';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
+import type { Role } from '@lib/users/member.schema';
 import type { EmbeddingModelRef } from '@lib/vectors/vector-store';
 import type { KbAccess } from './kb-access';
 import type { KbOrderField } from './knowledge-bases.repository';
 import type { KnowledgeBaseDoc, KnowledgeBaseType } from './knowledge-base.schema';
 import type { ParseStrategy } from './parsing/types';
+import type { KnowledgeBasesStore } from './store';
 import { toKnowledgeBaseView } from './views';
 
 export interface KnowledgeBaseBody {
@@ -39,11 +41,24 @@ export interface KbListOptions extends PageRequest {
 /** The id of an agent's personal knowledge base: deterministic, so it is created once. */
 export const agentKnowledgeBaseId = (agentId: string) => `kbagent_${agentId}`;
 
+/** Whether an organization may publish (the organization feature's setting). */
+export interface PublishingSetting {
+  hostsPublicContent(organizationId: string): Promise<boolean>;
+}
+
+/** A user's membership of an organization, or null (the users feature). */
+export interface Memberships {
+  member(organizationId: string, userId: string): Promise<{ role: Role } | null>;
+}
+
 export class KnowledgeBasesService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<KnowledgeBasesStore>,
     private readonly access: KbAccess,
     private readonly agents: Pick<AgentsService, 'readable'>,
+    /** Other features' data, reached through their services (wired in lib/services.ts). */
+    private readonly organization: PublishingSetting,
+    private readonly members: Memberships,
     private readonly temporal: TemporalDeps,
     /** The embedding model new knowledge bases record. */
     private readonly embeddingModel: EmbeddingModelRef,
@@ -96,9 +111,8 @@ export class KnowledgeBasesService {
     if (!isPublic) return;
     if (!this.access.isManager(ctx))
       throw forbidden('publishing a knowledge base needs the admin or owner role');
-    const org = await this.repos.tenant(ctx.organizationId).organization.get();
     // Like an agent's visibility: the request is fine, the organization may not do it (a 403, not a 400).
-    if (!org?.hostsPublicContent) {
+    if (!(await this.organization.hostsPublicContent(ctx.organizationId))) {
       throw forbidden(
         'this organization is not configured to host public content, so its knowledge bases cannot be public; ' +
           'an operator enables it with `npm run cli -- org-public --org <organizationId> --enabled true`',
@@ -166,7 +180,7 @@ export class KnowledgeBasesService {
         'session_required',
         'copying to another organization needs a signed-in user session: an API key or token belongs to one organization',
       );
-    const member = await this.repos.tenant(toOrganizationId).members.get(ctx.userId);
+    const member = await this.members.member(toOrganizationId, ctx.userId);
     if (!member) throw invalidReference('toOrganizationId', toOrganizationId);
     if (!ROLE_CAPABILITIES[member.role].has('knowledge_bases.manage'))
       throw forbidden('copying needs the admin or owner role in the destination organization');
@@ -186,5 +200,17 @@ export class KnowledgeBasesService {
       ],
     });
     return { messageId };
+  }
+
+  /** The titles of those of `knowledgeBaseIds` that exist, in order: a chain step's search tool names them. */
+  async titlesOf(organizationId: string, knowledgeBaseIds: string[]): Promise<string[]> {
+    const kbs = this.repos.tenant(organizationId).knowledgeBases;
+    const found = await Promise.all(knowledgeBaseIds.map((id) => kbs.get(id)));
+    return found.flatMap((kb) => (kb ? [kb.title] : []));
+  }
+
+  /** A knowledge base by id for another feature's internal use (no access check; null when there is none). */
+  find(organizationId: string, knowledgeBaseId: string) {
+    return this.repos.tenant(organizationId).knowledgeBases.get(knowledgeBaseId);
   }
 }

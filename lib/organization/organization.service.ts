@@ -2,8 +2,9 @@ import type { RequestContext } from '@lib/auth/context';
 import { iso } from '@lib/db/view';
 import { badRequest, conflict, forbidden, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { OrganizationDoc, PendingChange } from './organization.schema';
+import type { OrganizationStore } from './store';
 
 /** Fields whose established value changes only after an operator approves (see docs/identity.md). */
 /** Attempts of a settings change that keeps meeting a concurrent one; each lost attempt means another succeeded. */
@@ -83,7 +84,7 @@ function checkAddressKeys(field: string, address: Record<string, unknown> | null
 }
 
 export class OrganizationService {
-  constructor(private readonly repos: Repositories) {}
+  constructor(private readonly repos: Tenants<OrganizationStore>) {}
 
   private async load(organizationId: string): Promise<OrganizationDoc> {
     const org = await this.repos.tenant(organizationId).organization.get();
@@ -185,5 +186,35 @@ export class OrganizationService {
       approved: approve,
       [change.field]: updated[change.field],
     };
+  }
+
+  // For other features (admission, agents, credits, groups, users), which checked their caller already.
+
+  /** The organization record, or null when there is no such organization. */
+  find(organizationId: string): Promise<OrganizationDoc | null> {
+    return this.repos.tenant(organizationId).organization.get();
+  }
+
+  /** Whether the organization may publish public content, for another feature (false when there is none). */
+  async hostsPublicContent(organizationId: string): Promise<boolean> {
+    return Boolean((await this.repos.tenant(organizationId).organization.get())?.hostsPublicContent);
+  }
+
+  /** An operator's admission bounds (lib/admission). */
+  async setAdmissionLimits(organizationId: string, admissionLimits: Record<string, unknown>) {
+    await this.repos.tenant(organizationId).organization.update({ admissionLimits });
+  }
+
+  defaultGroupId(organizationId: string): Promise<string | null> {
+    return this.repos.tenant(organizationId).organization.defaultGroupId();
+  }
+
+  setDefaultGroup(organizationId: string, userGroupId: string): Promise<void> {
+    return this.repos.tenant(organizationId).organization.setDefaultGroup(userGroupId);
+  }
+
+  /** Clears the default only if it is still `userGroupId` (a concurrent request may have moved it). */
+  unsetDefaultGroup(organizationId: string, userGroupId: string): Promise<void> {
+    return this.repos.tenant(organizationId).organization.unsetDefaultGroup(userGroupId);
   }
 }

@@ -1,5 +1,6 @@
 import type { TriggerHandlerInput } from '@contracts';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
+import type { SchedulesStore } from './store';
 import type { HandlerPlan } from '@lib/triggers/handler-plan';
 
 function mappingOf(json: string | null | undefined): Record<string, string> {
@@ -7,7 +8,7 @@ function mappingOf(json: string | null | undefined): Record<string, string> {
 }
 
 /** What a schedule handler does for the fire at `eventKey`. */
-export function schedulePlan(repos: Repositories) {
+export function schedulePlan(repos: Tenants<SchedulesStore>) {
   return async (input: TriggerHandlerInput): Promise<HandlerPlan | null> => {
     const tenant = repos.tenant(input.organizationId);
     const [trigger, handler] = await Promise.all([

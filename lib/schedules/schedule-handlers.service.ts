@@ -2,11 +2,12 @@ import type { RequestContext } from '@lib/auth/context';
 import { badRequest, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, type PageRequest } from '@lib/paging';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { HandlerTargets } from '@lib/triggers/handler-targets';
 import type { ScheduleHandlerDoc, ScheduleHandlerType } from './schedule-handler.schema';
 import type { ScheduleHandlerFields } from './schedule-handlers.repository';
 import type { SchedulesService } from './schedules.service';
+import type { SchedulesStore } from './store';
 import { toScheduleHandlerView } from './views';
 
 export interface ScheduleHandlerBody {
@@ -28,7 +29,7 @@ const TARGET_FIELD = {
 /** Handlers of schedule triggers: what runs when a trigger fires. */
 export class ScheduleHandlersService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<SchedulesStore>,
     private readonly schedules: SchedulesService,
     private readonly targets: HandlerTargets,
   ) {}

@@ -15,10 +15,12 @@ import {
   type ScheduleFireWorkflow,
 } from '@contracts';
 import type { Logger } from '@lib/logger';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { TemporalDeps } from '@lib/temporal/client';
+import type { HandlerRunsService } from '@lib/triggers/handler-runs.service';
 import { parseCron, temporalCronStrings } from './cron';
 import type { ScheduleTriggerDoc } from './schedule-trigger.schema';
+import type { SchedulesStore } from './store';
 
 /**
  * What a fire that is still running does to the next one: it is buffered (one at most; more are dropped). A fire
@@ -50,7 +52,8 @@ function appliedRevision(description: ScheduleDescription | null): number | null
  */
 export class ScheduleSync {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<SchedulesStore>,
+    private readonly handlerRuns: Pick<HandlerRunsService, 'removeFor'>,
     private readonly temporal: TemporalDeps,
     private readonly logger: Logger,
   ) {}
@@ -160,7 +163,7 @@ export class ScheduleSync {
   private async purge(organizationId: string, triggerId: string) {
     const tenant = this.repos.tenant(organizationId);
     await tenant.scheduleHandlers.removeForTrigger(triggerId);
-    await tenant.handlerRuns.removeFor(triggerId);
+    await this.handlerRuns.removeFor(organizationId, triggerId);
     await tenant.scheduleTriggers.purge(triggerId);
   }
 

@@ -2,10 +2,11 @@ import type { RequestContext } from '@lib/auth/context';
 import { notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, type PageRequest } from '@lib/paging';
-import type { Repositories } from '@lib/repositories';
-import { describeHandlerRun } from '@lib/triggers/run-status';
+import type { Tenants } from '@lib/db/tenants';
+import type { HandlerRunsService } from '@lib/triggers/handler-runs.service';
 import { checkCron, nextFire } from './cron';
 import type { ScheduleSync } from './schedule-sync';
+import type { SchedulesStore } from './store';
 import { toTriggerView } from './views';
 
 export interface ScheduleBody {
@@ -24,8 +25,9 @@ export interface ScheduleListQuery extends PageRequest {
 /** Schedule triggers (admins and owners): each record drives one Temporal Schedule (see ScheduleSync). */
 export class SchedulesService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<SchedulesStore>,
     private readonly sync: ScheduleSync,
+    private readonly handlerRuns: Pick<HandlerRunsService, 'latest'>,
   ) {}
 
   private triggers(ctx: RequestContext) {
@@ -100,11 +102,10 @@ export class SchedulesService {
   /** The next fire, the most recent handler execution, and whether fires are still starting handlers. */
   async runs(ctx: RequestContext, triggerId: string) {
     const trigger = await this.trigger(ctx, triggerId);
-    const [latest, running] = await Promise.all([
-      this.repos.tenant(ctx.organizationId).handlerRuns.latest(triggerId),
+    const [lastRun, running] = await Promise.all([
+      this.handlerRuns.latest(ctx.organizationId, triggerId),
       this.sync.runningFires(ctx.organizationId, triggerId),
     ]);
-    const lastRun = latest ? await describeHandlerRun(this.repos, latest) : null;
     return {
       nextRun: nextFire(trigger.cronExpression, new Date())?.toISOString() ?? null,
       lastRun: lastRun && {

@@ -2,7 +2,7 @@ import type { RequestContext } from '@lib/auth/context';
 import { badRequest, conflict, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, type PageRequest } from '@lib/paging';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { CustomTableDoc } from './custom-table.schema';
 import { checkFieldName, checkName, normalizeFields, type FieldInput } from './definition';
 import { buildRowFilter } from './filters';
@@ -10,6 +10,7 @@ import { DD_FIELD_NAME_PATTERN, TABLE_LIMITS } from './limits';
 import { parseOrderBy } from './order-by';
 import { describeProblems, RowChecker } from './rows';
 import { columnPaths, type StoredRow } from './storage';
+import type { TablesStore } from './store';
 import { toTableView } from './tables.repository';
 import type { ColumnType } from './values';
 
@@ -48,7 +49,7 @@ function columnTypes(table: CustomTableDoc): Map<string, ColumnType> {
  */
 export class TablesService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<TablesStore>,
     /** How long one row query may run (MongoDB maxTimeMS). */
     private readonly queryTimeoutMs: number,
     /** How much stored row data one page may hold (TABLE_PAGE_MAX_BYTES; its default unless given). */
@@ -233,5 +234,10 @@ export class TablesService {
     const updated = await this.defs(caller).replaceFields(table, fields);
     if (!updated) throw conflict('the table definition changed while this request ran; retry');
     return updated;
+  }
+
+  /** Whether the organization has the table, with no access check: an app manifest declares the tables it uses. */
+  async exists(organizationId: string, tableName: string): Promise<boolean> {
+    return Boolean(await this.repos.tenant(organizationId).tables.getByName(tableName));
   }
 }

@@ -4,7 +4,7 @@ import type { RequestContext } from '@lib/auth/context';
 import { conflict, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import type { RealtimeEmitter } from '@lib/realtime/emitter';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { TemporalDeps } from '@lib/temporal/client';
 import {
   cancelSteps,
@@ -18,6 +18,7 @@ import {
 } from './task-plan-rules';
 import type { TaskPlanDoc } from './task-plan.schema';
 import { toTaskPlanView, type TaskPlanView } from './task-plans.repository';
+import type { TaskPlansStore } from './store';
 
 /** The turn a planning tool call comes from. */
 export interface PlanningTurn {
@@ -38,17 +39,22 @@ const planTarget = (organizationId: string, conversationId: string, creatorUserI
 });
 
 /**
- * The plan's conversation, if the caller may see it (not-found otherwise). Conversations use the tools and task
- * plans sit below them (the planning tool), so the service is handed this port (lib/services.ts) rather than
- * importing the conversations feature.
+ * The plan's conversation: `load` if the caller may see it (not-found otherwise), `find` for a turn or a
+ * workflow, which checked access when it started. Conversations use the tools and task plans sit below them
+ * (the planning tool), so the service is handed this port (lib/services.ts) rather than importing the
+ * conversations feature.
  */
 export interface ConversationAccess {
   load(ctx: RequestContext, conversationId: string): Promise<{ creatorUserId: string }>;
+  find(
+    organizationId: string,
+    conversationId: string,
+  ): Promise<{ creatorUserId: string; isBrowserTask: boolean } | null>;
 }
 
 export class TaskPlansService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<TaskPlansStore>,
     private readonly conversations: ConversationAccess,
     private readonly temporal: TemporalDeps,
     private readonly realtime: Pick<RealtimeEmitter, 'emit'>,
@@ -149,7 +155,7 @@ export class TaskPlansService {
           status: 'cancelled',
         });
         if (!ended) continue;
-        const conversation = await tenant.conversations.get(plan.conversationId);
+        const conversation = await this.conversations.find(organizationId, plan.conversationId);
         const target =
           conversation && planTarget(organizationId, plan.conversationId, conversation.creatorUserId);
         if (target) this.emit(target, 'updated', toTaskPlanView(ended));
@@ -165,7 +171,7 @@ export class TaskPlansService {
   async writeFromTool(turn: PlanningTurn, args: Record<string, unknown>): Promise<TaskPlanView> {
     const input = parsePlanArgs(args);
     const tenant = this.repos.tenant(turn.organizationId);
-    const conversation = await tenant.conversations.get(turn.conversationId);
+    const conversation = await this.conversations.find(turn.organizationId, turn.conversationId);
     if (!conversation) throw new PlanInputError('the conversation no longer exists');
     const target = planTarget(turn.organizationId, turn.conversationId, conversation.creatorUserId);
     if (!input.planId) {
@@ -209,5 +215,10 @@ export class TaskPlansService {
       return view;
     }
     throw new Error('the plan kept changing while it was being written');
+  }
+
+  /** The plans of a deleted conversation go with it. */
+  async removeForConversation(organizationId: string, conversationId: string): Promise<void> {
+    await this.repos.tenant(organizationId).taskPlans.removeForConversation(conversationId);
   }
 }

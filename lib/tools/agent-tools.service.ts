@@ -1,15 +1,16 @@
 import type { AgentsService } from '@lib/agents/agents.service';
 import type { RequestContext } from '@lib/auth/context';
 import { badRequest, notFound } from '@lib/errors';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import { toolCatalogue, validateToolConfiguration } from './registry';
 import { keepStoredSecrets } from './secrets';
+import type { ToolsStore } from './store';
 import { toToolAttachmentView } from './tool-attachment.view';
 
 /** Registry tools attached to an agent. Reads need read access to the agent; writes agents.manage. */
 export class AgentToolsService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<ToolsStore>,
     private readonly agents: AgentsService,
   ) {}
 
@@ -62,5 +63,10 @@ export class AgentToolsService {
     await this.agents.manageable(ctx, agentId);
     if (!(await this.tools(ctx).remove(agentId, toolCode))) throw notFound('tool attachment');
     return { organizationId: ctx.organizationId, agentId, toolCode };
+  }
+
+  /** An agent's tools go with it (lib/agents/agents.service.ts). */
+  async removeForAgent(organizationId: string, agentId: string): Promise<void> {
+    await this.repos.tenant(organizationId).toolAttachments.removeForAgent(agentId);
   }
 }

@@ -1,5 +1,6 @@
+import type { ChainRunsService } from '@lib/chains/chain-runs.service';
+import type { ConversationsService } from '@lib/conversations/conversations.service';
 import { iso } from '@lib/db/view';
-import type { Repositories } from '@lib/repositories';
 import type { HandlerRunDoc } from './handler-run.schema';
 
 export type HandlerRunStatus = 'pending' | 'running' | 'success' | 'failed' | 'skipped' | 'unknown';
@@ -14,12 +15,18 @@ export interface HandlerRunView {
   endedAt: string | null;
 }
 
+/** What handlers start, read through the features that own them. */
+export interface StartedWork {
+  chainRuns: Pick<ChainRunsService, 'getRun'>;
+  conversations: Pick<ConversationsService, 'exists' | 'storedReply'>;
+}
+
 /**
  * How a handler's execution is doing, read from what it started: a chain run's status, or whether the agent's
  * reply in the conversation is stored (`complete` → success, `error` → failed). `unknown` when that run or
  * conversation has since been deleted.
  */
-export async function describeHandlerRun(repos: Repositories, run: HandlerRunDoc): Promise<HandlerRunView> {
+export async function describeHandlerRun(started: StartedWork, run: HandlerRunDoc): Promise<HandlerRunView> {
   const base = {
     handlerId: run.handlerId,
     handlerType: run.handlerType,
@@ -30,11 +37,11 @@ export async function describeHandlerRun(repos: Repositories, run: HandlerRunDoc
   };
   if (run.status === 'failed' || run.status === 'skipped') return { ...base, status: run.status };
   if (run.status === 'starting' || !run.runId) return { ...base, status: 'pending' };
-  const tenant = repos.tenant(run.organizationId);
+  const { organizationId } = run;
   if (run.handlerType === 'agent') {
     const [conversation, reply] = await Promise.all([
-      tenant.conversations.get(run.runId),
-      tenant.conversations.reply(run.runId, run.requestId ?? ''),
+      started.conversations.exists(organizationId, run.runId),
+      started.conversations.storedReply(organizationId, run.runId, run.requestId ?? ''),
     ]);
     if (!conversation) return { ...base, status: 'unknown' };
     if (!reply) return { ...base, status: 'running' };
@@ -44,7 +51,7 @@ export async function describeHandlerRun(repos: Repositories, run: HandlerRunDoc
       endedAt: iso(reply.createdAt),
     };
   }
-  const chainRun = await tenant.chainRuns.get(run.runId);
+  const chainRun = await started.chainRuns.getRun(organizationId, run.runId);
   if (!chainRun) return { ...base, status: 'unknown' };
   return {
     ...base,

@@ -5,14 +5,18 @@ import type { ConversationsService } from '@lib/conversations/conversations.serv
 import { AppError } from '@lib/errors';
 import { derivedId } from '@lib/ids';
 import type { Logger } from '@lib/logger';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
+import type { MemberDoc } from '@lib/users/member.schema';
 import type { HandlerRunDoc } from './handler-run.schema';
 import type { HandlerPlan, PlanHandler } from './handler-plan';
+import type { TriggersStore } from './store';
 
 export interface TriggerHandlerDeps {
-  repos: Repositories;
+  repos: Tenants<TriggersStore>;
   conversations: Pick<ConversationsService, 'create'>;
   chainRuns: Pick<ChainRunsService, 'startRun' | 'statusOf' | 'failPending'>;
+  /** The users feature: a handler runs with its creator's rights, while they are a member. */
+  members: { member(organizationId: string, userId: string): Promise<MemberDoc | null> };
   logger: Logger;
   plans: Record<TriggerSource, PlanHandler>;
 }
@@ -42,11 +46,10 @@ export class TriggerHandlers {
    * retry finds what the first attempt started. */
   private async start(input: TriggerHandlerInput, id: string, plan: HandlerPlan, firstAttempt: boolean) {
     const { deps } = this;
-    const tenant = deps.repos.tenant(input.organizationId);
-    const runs = tenant.handlerRuns;
+    const runs = deps.repos.tenant(input.organizationId).handlerRuns;
     // A first attempt (it just created the execution's record) has started nothing yet: no run to look up.
     const [member, existing] = await Promise.all([
-      tenant.members.get(plan.creatorUserId),
+      deps.members.member(input.organizationId, plan.creatorUserId),
       plan.chain && !firstAttempt ? deps.chainRuns.statusOf(input.organizationId, runIdOf(id)) : null,
     ]);
     if (!member) return runs.failed(id, "the handler's creator is no longer a member of the organization");
@@ -125,7 +128,7 @@ export class TriggerHandlers {
 /** Records each handler of an event that will not run (a schedule fire beyond its organization's bound) as
  * skipped, with why. */
 export async function recordSkipped(
-  repos: Repositories,
+  repos: Tenants<TriggersStore>,
   event: Omit<TriggerHandlerInput, 'handlerId'>,
   handlers: ReadonlyArray<{ _id: string; handlerType: string }>,
   statusMessage: string,

@@ -1,19 +1,24 @@
-import { agentEmailModel } from '@lib/agents/agent-email.schema';
 import type { Database } from '@lib/db/connection';
 import { ConflictError } from '@lib/errors';
 import { findOrCreate } from '@lib/db/duplicate-key';
 import { newId } from '@lib/ids';
 import { userModel, type UserDoc } from './user.schema';
 
+/** Whether an agent holds an address (lib/agents, wired in lib/repositories.ts). */
+export interface AgentAddresses {
+  isAgentEmailCrossOrg(address: string): Promise<boolean>;
+}
+
 /** Accounts are global identities (a person may belong to several organizations), so this repository
  * is not tenant-scoped; it never returns membership or organization data. */
 export class UserAccountsRepository {
   private readonly model;
-  private readonly agentAddresses;
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly agentAddresses: AgentAddresses,
+  ) {
     this.model = db.model(userModel);
-    this.agentAddresses = db.model(agentEmailModel);
   }
 
   findByEmail(email: string) {
@@ -34,7 +39,7 @@ export class UserAccountsRepository {
    * (and the agent's for theirs), so the address stays the agent's (`409 email_address_taken`).
    */
   async create(fields: { email: string; name: string }): Promise<UserDoc> {
-    if (await this.agentAddresses.exists({ _id: fields.email.toLowerCase() }))
+    if (await this.agentAddresses.isAgentEmailCrossOrg(fields.email))
       throw new ConflictError(`${fields.email} is an agent's email address`, 'email_address_taken');
     const doc = await this.model.create({ _id: newId('usr'), ...fields, email: fields.email.toLowerCase() });
     return doc.toObject();

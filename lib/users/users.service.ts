@@ -3,20 +3,34 @@ import type { RequestContext } from '@lib/auth/context';
 import { conflictOnDuplicate } from '@lib/db/duplicate-key';
 import { AppError, badRequest, conflict, forbidden, invalidReference, notFound } from '@lib/errors';
 import { page, type PageRequest } from '@lib/paging';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { RealtimeEmitter } from '@lib/realtime/emitter';
 import { rooms } from '@lib/realtime/rooms';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
-import type { Role } from './member.schema';
+import type { MemberDoc, Role } from './member.schema';
 import { toMemberView } from './members.repository';
+import type { UserAccounts, UsersStore } from './store';
+
+/** The organization's name, for invitations: the organization feature (wired in lib/services.ts). */
+export interface OrganizationNames {
+  find(organizationId: string): Promise<{ name: string } | null>;
+}
+
+/** A removed member's chains go to another member: the chains feature (wired in lib/services.ts). */
+export interface ChainOwnership {
+  /** How many chains moved. */
+  reassign(organizationId: string, fromUserId: string, toUserId: string): Promise<number>;
+}
 
 const lastOwner = () => new AppError(409, 'last_owner', 'an organization must keep at least one owner');
 
 export class UsersService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<UsersStore> & UserAccounts,
     private readonly temporal: TemporalDeps,
     private readonly realtime: Pick<RealtimeEmitter, 'disconnect'>,
+    private readonly organizations: OrganizationNames,
+    private readonly chains: ChainOwnership,
   ) {}
 
   /** A member whose rights changed or ended: their open sockets reconnect and are authorised afresh. */
@@ -56,7 +70,7 @@ export class UsersService {
 
   private async invite(ctx: RequestContext, userId: string, email: string, name: string, role: Role) {
     const [org, inviter] = await Promise.all([
-      this.repos.tenant(ctx.organizationId).organization.get(),
+      this.organizations.find(ctx.organizationId),
       this.members(ctx).get(ctx.userId),
     ]);
     await startIdempotent<InvitationWorkflow>(this.temporal, WORKFLOWS.invitation, {
@@ -120,9 +134,88 @@ export class UsersService {
     // Workflows are action chains: the removed member's chains go to the member named.
     const reassigned =
       reassignWorkflowsTo !== undefined
-        ? await this.repos.tenant(ctx.organizationId).chains.reassign(userId, reassignWorkflowsTo)
+        ? await this.chains.reassign(ctx.organizationId, userId, reassignWorkflowsTo)
         : 0;
     this.disconnect(ctx, userId);
     return { message: 'user removed from organization', userId, reassignedWorkflows: reassigned };
+  }
+
+  // For other features, which checked their caller already (or, authenticating, are how it is checked).
+
+  /** A user's membership, for another feature's internal use (null when they are not a member). */
+  async member(organizationId: string, userId: string): Promise<MemberDoc | null> {
+    return this.repos.tenant(organizationId).members.get(userId);
+  }
+
+  /** The member whose account has this email address, or null. */
+  async memberByEmail(organizationId: string, email: string): Promise<MemberDoc | null> {
+    const account = await this.repos.accounts.findByEmail(email);
+    return account ? this.repos.tenant(organizationId).members.get(account._id) : null;
+  }
+
+  /** A member by our user id or by the organization's own id for them (assume-role's `userId`). */
+  findByUserIdOrSourceId(organizationId: string, id: string): Promise<MemberDoc | null> {
+    return this.repos.tenant(organizationId).members.findByUserIdOrSourceId(id);
+  }
+
+  /**
+   * The chat membership of the person with this email, creating the account and the membership as needed
+   * (assume-role for an unknown user). The caller's id for the person belongs to this organization's
+   * membership, never to the global account. Added concurrently for the same new user: both calls end with
+   * the one membership.
+   */
+  async addChatMember(
+    organizationId: string,
+    account: { email: string; name: string },
+    sourceId: string,
+  ): Promise<MemberDoc> {
+    const members = this.repos.tenant(organizationId).members;
+    const { user } = await this.repos.accounts.findOrCreate(account);
+    const member = (await members.ensure({ ...user, sourceId }, 'chat')).doc;
+    if (member.userId !== sourceId && !member.sourceId)
+      await members.setSourceIdIfUnset(member.userId, sourceId);
+    return member;
+  }
+
+  /** The first owner of a new organization (lib/organization/bootstrap.service.ts), with their account. */
+  async addOwner(organizationId: string, account: { email: string; name: string }) {
+    const { user } = await this.repos.accounts.findOrCreate(account);
+    await this.repos.tenant(organizationId).members.add(user, 'owner');
+    return user;
+  }
+
+  /** The account that has this email address, if any (an agent's inbound address must not be one). */
+  findAccountByEmail(email: string) {
+    return this.repos.accounts.findByEmail(email);
+  }
+
+  /**
+   * The account of an external identity (OIDC `issuer subject`). At first sign-in only an address the issuer
+   * has verified may find the account, which is then linked to the identity.
+   */
+  async accountOfIdentity(subject: string, verifiedEmail: string | undefined) {
+    const { accounts } = this.repos;
+    let account = await accounts.findByOidcSubject(subject);
+    if (!account && verifiedEmail !== undefined) {
+      account = await accounts.findByEmail(verifiedEmail);
+      if (account) await accounts.linkOidcSubject(account._id, subject);
+      if (account?.oidcSubject && account.oidcSubject !== subject) account = null;
+    }
+    return account;
+  }
+
+  /** The members of a group (lib/groups: to tell them their rights changed). */
+  userIdsInGroup(organizationId: string, userGroupId: string): Promise<string[]> {
+    return this.repos.tenant(organizationId).members.userIdsInGroup(userGroupId);
+  }
+
+  /** Moves a member into a group; null when there is no such member. */
+  setGroup(organizationId: string, userId: string, userGroupId: string): Promise<MemberDoc | null> {
+    return this.repos.tenant(organizationId).members.setGroup(userId, userGroupId);
+  }
+
+  /** The members of a deleted group fall back to the default group. */
+  clearGroup(organizationId: string, userGroupId: string): Promise<void> {
+    return this.repos.tenant(organizationId).members.clearGroup(userGroupId);
   }
 }

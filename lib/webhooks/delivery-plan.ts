@@ -1,8 +1,9 @@
 import type { TriggerHandlerInput, WebhookRequest } from '@contracts';
 import { renderTemplate } from '@lib/chains/expressions';
 import { AppError, badRequest } from '@lib/errors';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { HandlerPlan } from '@lib/triggers/handler-plan';
+import type { WebhooksStore } from './store';
 
 /** How much of a delivery an agent handler's first message carries. */
 export const WEBHOOK_MESSAGE_LIMIT = 20_000;
@@ -54,7 +55,7 @@ export function mapWebhookInput(
 }
 
 /** What a webhook handler does for one delivery. */
-export function webhookPlan(repos: Repositories) {
+export function webhookPlan(repos: Tenants<WebhooksStore>) {
   return async (input: TriggerHandlerInput): Promise<HandlerPlan | null> => {
     const webhooks = repos.tenant(input.organizationId).webhooks;
     // Deleting a webhook deletes its handlers and deliveries: the handler and the delivery found mean the webhook

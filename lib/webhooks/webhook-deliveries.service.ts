@@ -10,11 +10,12 @@ import type { Admission } from '@lib/admission/admission';
 import { notFound, ServiceUnavailableError, unavailableDependency } from '@lib/errors';
 import { newId } from '@lib/ids';
 import type { Logger } from '@lib/logger';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
 import { contentDigest, eventDeliveryId, unsignedDeliveryId } from './delivery-ids';
 import type { WebhookRateLimiter } from './rate-limit';
 import { verifySignature } from './signature';
+import type { WebhooksStore } from './store';
 
 export interface WebhookSettings {
   /** accepted deliveries per webhook and minute, unless the webhook sets its own */
@@ -54,7 +55,7 @@ export interface IncomingDelivery {
  */
 export class WebhookDeliveriesService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<WebhooksStore>,
     private readonly temporal: TemporalDeps,
     private readonly limiter: WebhookRateLimiter,
     private readonly admission: Pick<Admission, 'admit' | 'refuseIfFull' | 'startCounted'>,

@@ -3,10 +3,11 @@ import { templateProblem } from '@lib/chains/expressions';
 import { badRequest, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, type PageRequest } from '@lib/paging';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
 import type { HandlerTargets } from '@lib/triggers/handler-targets';
 import { MAX_WEBHOOK_HANDLERS, type WebhookHandlerDoc, type WebhookHandlerType } from './webhook.schema';
 import type { WebhooksService } from './webhooks.service';
+import type { WebhooksStore } from './store';
 import { toWebhookHandlerView } from './views';
 
 export interface WebhookHandlerBody {
@@ -20,7 +21,7 @@ export interface WebhookHandlerBody {
 /** Handlers of webhooks: at most MAX_WEBHOOK_HANDLERS each. */
 export class WebhookHandlersService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<WebhooksStore>,
     private readonly webhooks: WebhooksService,
     private readonly targets: HandlerTargets,
   ) {}

@@ -2,9 +2,10 @@ import type { RequestContext } from '@lib/auth/context';
 import { badRequest, notFound } from '@lib/errors';
 import { newId } from '@lib/ids';
 import { page, type PageRequest } from '@lib/paging';
-import type { Repositories } from '@lib/repositories';
-import { describeHandlerRun } from '@lib/triggers/run-status';
+import type { Tenants } from '@lib/db/tenants';
+import type { HandlerRunsService } from '@lib/triggers/handler-runs.service';
 import { newSigningSecret } from './signature';
+import type { WebhooksStore } from './store';
 import { toDeliveryView, toWebhookView } from './views';
 import type { WebhookFields } from './webhooks.repository';
 
@@ -19,7 +20,8 @@ export interface WebhookBody {
 /** Webhooks (admins and owners) and their delivery log. */
 export class WebhooksService {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Tenants<WebhooksStore>,
+    private readonly handlerRuns: Pick<HandlerRunsService, 'forEvent' | 'removeFor'>,
     private readonly publicBaseUrl: string,
   ) {}
 
@@ -88,7 +90,7 @@ export class WebhooksService {
    * flight finds no webhook and runs nothing more. */
   async remove(ctx: RequestContext, webhookId: string) {
     if (!(await this.webhooks(ctx).remove(webhookId))) throw notFound('webhook');
-    await this.repos.tenant(ctx.organizationId).handlerRuns.removeFor(webhookId);
+    await this.handlerRuns.removeFor(ctx.organizationId, webhookId);
     return { success: true as const };
   }
 
@@ -103,11 +105,11 @@ export class WebhooksService {
     await this.webhook(ctx, webhookId);
     const delivery = await this.webhooks(ctx).getDelivery(webhookId, deliveryId);
     if (!delivery) throw notFound('delivery');
-    const runs = await this.repos.tenant(ctx.organizationId).handlerRuns.forEvent(webhookId, deliveryId);
+    const handlerRuns = await this.handlerRuns.forEvent(ctx.organizationId, webhookId, deliveryId);
     return {
       ...toDeliveryView(delivery),
       request: delivery.requestJson ? (JSON.parse(delivery.requestJson) as object) : null,
-      handlerRuns: await Promise.all(runs.map((r) => describeHandlerRun(this.repos, r))),
+      handlerRuns,
     };
   }
 }

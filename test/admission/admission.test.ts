@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { WORKFLOWS, workflowIds } from '@contracts';
 import { createActivities } from '@activities/index';
-import { createScheduleActivities } from '@activities/triggers/schedules';
+import { createScheduleActivities } from '@activities/schedules';
 import { admissionKey } from '@lib/admission/admission';
 import type { AdmissionKind } from '@lib/admission/kinds';
 import { reconcileAdmission } from '@lib/admission/reconcile';

@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTestAgent } from '@test/helpers/agents';
+import { createRunnableChain, finished, startRun, userText } from '@test/helpers/chains';
 import { testEnv, type TestEnv } from '@test/helpers/env';
 import { lastUserText } from '@test/helpers/llm';
 import { as, createTestOrg, type TestOrg } from '@test/helpers/org';
@@ -202,5 +203,48 @@ describe('streamed text is exact under load: 50 turns at once, two workers', () 
     );
     // the kill did land mid-stream: some turns' model calls ran again on another worker
     expect(retried.length).to.be.greaterThan(0);
+  });
+
+  it("50 chain runs at once, a worker killed mid-way: each step ran to one stored result, the model's answer", async function () {
+    this.timeout(600_000);
+    const { org } = orgs[0]!;
+    const out = (name: string) => ({
+      type: 'object',
+      properties: { [name]: { type: 'string' } },
+      required: [name],
+    });
+    const chain = await createRunnableChain(env, org, [
+      { stepOrder: 1, instructions: 'one {{input.tag}}', outputSchema: out('a') },
+      { stepOrder: 2, instructions: 'two {{input.tag}} {{a}}', outputSchema: out('b') },
+      { stepOrder: 3, instructions: 'three {{input.tag}} {{b}}', outputSchema: out('c') },
+    ]);
+    // Each answer names its step and run, after a pause that keeps runs in flight when the worker dies.
+    chain.answer(async (body) => {
+      const [step, tag] = userText(body).split(' ');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return { content: JSON.stringify({ [{ one: 'a', two: 'b', three: 'c' }[step!]!]: `${step}:${tag}` }) };
+    });
+    const tags = Array.from({ length: 50 }, (_, i) => `r${i}`);
+    const runs = await Promise.all(
+      tags.map((tag) => startRun(env, org, chain.chainId, { payload: { tag } })),
+    );
+    await eventually(() => chain.calls().length >= 40, 180_000);
+    workers.find((w) => w.exitCode === null && !w.killed)!.kill('SIGKILL');
+    workers.push(startWorker(env));
+    for (const [i, { runId }] of runs.entries()) {
+      const run = await finished(env, org, chain.chainId, runId, 300_000);
+      const tag = tags[i]!;
+      expect(run.status, run.statusMessage ?? tag).to.equal('success');
+      expect(run.state, tag).to.deep.equal({
+        input: { tag },
+        a: `one:${tag}`,
+        b: `two:${tag}`,
+        c: `three:${tag}`,
+      });
+      expect(
+        run.steps.map((st) => st.outcome),
+        tag,
+      ).to.deep.equal(['success', 'success', 'success']);
+    }
   });
 });

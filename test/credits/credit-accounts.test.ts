@@ -140,7 +140,11 @@ describe('organization credits', () => {
 
     it('opens an account with a starting balance of 0 without a grant record, and refuses calls at 0', async () => {
       const org = await createTestOrg(env);
-      const empty = new CreditsService(env.deps.repos, { ...env.config.credits, startingBalance: 0 });
+      const empty = new CreditsService(
+        env.deps.repos,
+        { ...env.config.credits, startingBalance: 0 },
+        env.deps.services.organization,
+      );
       const refused = await refusedWith(empty.requireCredits(org.organizationId));
       expect(refused).to.include({ status: 402, balance: 0 });
       const call = { purpose: 'analysis' as const, model: 'm', usage: { completion_tokens: 1000 } };
@@ -176,7 +180,7 @@ describe('organization credits', () => {
         inc: (labels: { organization_id: string; kind: string }, n: number) =>
           counted.push([labels.organization_id, labels.kind, n]),
       };
-      const metered = new CreditsService(env.deps.repos, env.config.credits, {
+      const metered = new CreditsService(env.deps.repos, env.config.credits, env.deps.services.organization, {
         llmTokens: llmTokens as unknown as Metrics['llmTokens'],
       });
       await metered.recordUsage(org.organizationId, {

@@ -106,7 +106,7 @@ describe('organization credits', () => {
     const org = await createTestOrg(env);
     // A service whose usage records are held back until the test lets them through.
     const { repos, release } = holdBack(env.deps.repos, 'llmUsage', 'create');
-    const held = new CreditsService(repos, env.config.credits);
+    const held = new CreditsService(repos, env.config.credits, env.deps.services.organization);
     const call = { purpose: 'chain-step' as const, model: 'gpt-4o-mini', usage: { prompt_tokens: 10 } };
     const recording = held.recordUsage(org.organizationId, call);
     let settled = false;

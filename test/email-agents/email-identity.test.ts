@@ -107,7 +107,7 @@ describe('mail identity', () => {
     it("are refused when they are any organization's user account's email, and accounts refuse agents' addresses", async () => {
       // An owner whose own address is in the agent domain: no agent of another organization may take it.
       const ownerEmail = `owner-${rand()}@${AGENT_DOMAIN}`;
-      await bootstrapOrganization(env.deps.repos, env.deps.tokens, {
+      await bootstrapOrganization(env.deps, {
         orgName: 'Agent Domain Owner Org',
         email: ownerEmail,
         name: 'Owen',
@@ -163,6 +163,9 @@ describe('mail identity', () => {
       });
       const service = new InboundEmailService({
         repos: env.deps.repos,
+        agents: env.deps.services.agents,
+        members: env.deps.services.users,
+        conversations: env.deps.services.conversations,
         access: env.deps.services.access,
         objects: env.deps.objects,
         kbFiles: env.deps.services.kbFiles,

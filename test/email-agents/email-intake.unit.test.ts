@@ -29,9 +29,7 @@ function intakeWith(temporal: { known?: boolean; raced?: boolean } = {}) {
     },
   };
   const intake = new EmailIntake(
-    { findAgentEmailCrossOrg: () => Promise.resolve(null) } as unknown as ConstructorParameters<
-      typeof EmailIntake
-    >[0],
+    { findAgentEmailCrossOrg: () => Promise.resolve(null) },
     { put: (...args: unknown[]) => Promise.resolve(void stored.push(args)) },
     { client: { workflow }, taskQueue: 'mail' } as unknown as TemporalDeps,
     ['agents.example.test'],

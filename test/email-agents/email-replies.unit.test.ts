@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import type { SendMailOptions } from 'nodemailer';
 import { ReplyNotPossible, sendReply } from '@lib/email-agents/email-replies';
-import type { Repositories } from '@lib/repositories';
 
 const input = {
   organizationId: 'org_1',
@@ -29,17 +28,19 @@ function deps(found: { agent?: object | null; inbound?: object | null; reply?: o
   const writes: unknown[][] = [];
   const sent: SendMailOptions[] = [];
   const tenant = {
-    agents: { get: () => Promise.resolve(found.agent === undefined ? agent : found.agent) },
     emailMessages: {
       getInbound: () => Promise.resolve(found.inbound === undefined ? inbound : found.inbound),
       recordOutbound: (...args: unknown[]) => Promise.resolve(void writes.push(['recordOutbound', ...args])),
       setInbound: (...args: unknown[]) => Promise.resolve(void writes.push(['setInbound', ...args])),
     },
-    conversations: { message: () => Promise.resolve(found.reply === undefined ? reply : found.reply) },
   };
-  const repos = { tenant: () => tenant } as unknown as Repositories;
+  const repos = { tenant: () => tenant } as unknown as Parameters<typeof sendReply>[0]['repos'];
+  const agents = { find: () => Promise.resolve((found.agent === undefined ? agent : found.agent) as never) };
+  const conversations = {
+    message: () => Promise.resolve((found.reply === undefined ? reply : found.reply) as never),
+  };
   const mailer = { sendMail: (options: SendMailOptions) => Promise.resolve(void sent.push(options)) };
-  return { deps: { repos, mailer }, writes, sent };
+  return { deps: { repos, agents, conversations, mailer }, writes, sent };
 }
 
 const refusal = (p: Promise<unknown>) =>

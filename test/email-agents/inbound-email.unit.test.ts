@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { InboundEmailService } from '@lib/email-agents/inbound-email.service';
-import type { Repositories } from '@lib/repositories';
 import { logSink } from './smtp-kit';
 
 const messageKey = '0123456789abcdef0123456789abcdef01234567';
@@ -46,7 +45,6 @@ function serviceIn(world: World = {}) {
   const writes: unknown[][] = [];
   const thread = world.thread ?? null;
   const tenant = {
-    agents: { get: () => Promise.resolve(world.agent === undefined ? agent : world.agent) },
     emailMessages: {
       claimInbound: (_agentId: string, _key: string, runId: string, fields: object) => {
         writes.push(['claimInbound', fields]);
@@ -59,30 +57,44 @@ function serviceIn(world: World = {}) {
         return Promise.resolve(thread?._id ?? null);
       },
     },
-    conversations: {
-      get: (id: string) => Promise.resolve(thread && id === thread._id ? thread : null),
-      createForRequest: (request: string, fields: object) => {
-        writes.push(['createForRequest', request, fields]);
-        return Promise.resolve({ _id: 'cnv_new', ...fields });
-      },
-      putMessage: (message: object) => Promise.resolve(void writes.push(['putMessage', message])),
+  };
+  // The agents, users and conversations features, as the service's ports see them.
+  const agents = {
+    find: () => Promise.resolve((world.agent === undefined ? agent : world.agent) as never),
+  };
+  const conversations = {
+    find: (_org: string, id: string) =>
+      Promise.resolve((thread && id === thread._id ? thread : null) as never),
+    createForRequest: (_org: string, request: string, fields: object) => {
+      writes.push(['createForRequest', request, fields]);
+      return Promise.resolve({ _id: 'cnv_new', ...fields } as never);
     },
-    members: { get: () => Promise.resolve(world.member === undefined ? member : world.member) },
+    putMessage: (_org: string, message: object) => Promise.resolve(void writes.push(['putMessage', message])),
+    message: () => Promise.resolve(null),
+  };
+  const members = {
+    memberByEmail: (_org: string, email: string) =>
+      Promise.resolve(
+        (email === 'member@example.test'
+          ? world.member === undefined
+            ? member
+            : world.member
+          : null) as never,
+      ),
   };
   const repos = {
     tenant: () => tenant,
-    accounts: {
-      findByEmail: (email: string) =>
-        Promise.resolve(email === 'member@example.test' ? { _id: 'usr_1' } : null),
-    },
-    crossOrg: {
+    agentEmails: {
       findAgentEmailCrossOrg: (address: string) =>
         Promise.resolve((world.agentAddresses ?? []).includes(address) ? { organizationId: 'org_1' } : null),
     },
-  } as unknown as Repositories;
+  } as unknown as ConstructorParameters<typeof InboundEmailService>[0]['repos'];
   const log = logSink();
   const service = new InboundEmailService({
     repos,
+    agents,
+    members,
+    conversations,
     access: { canAccessAgent: () => Promise.resolve(world.access ?? false) },
     objects: { read: () => Promise.resolve(world.raw ?? question) },
     kbFiles: { addFromBytes: () => Promise.resolve(null) },

@@ -17,7 +17,7 @@ type InboundConfig = {
 function depsWith(inboundEmail: InboundConfig, logger: Logger) {
   return {
     config: { inboundEmail, agentEmailDomains: ['agents.example.test'] },
-    repos: { crossOrg: { findAgentEmailCrossOrg: () => Promise.reject(new Error('database down')) } },
+    repos: { agentEmails: { findAgentEmailCrossOrg: () => Promise.reject(new Error('database down')) } },
     objects: {},
     temporal: {},
     logger,

@@ -123,13 +123,10 @@ describe('agent mail domains', () => {
 
   it('routes no mail to an address outside them, even one an agent holds from before', async () => {
     const claim = { organizationId: 'org_1', agentDocId: 'org_1:agt_1' } as AgentEmailDoc;
-    const crossOrg = { findAgentEmailCrossOrg: () => Promise.resolve(claim) };
-    const intake = new EmailIntake(
-      crossOrg as unknown as ConstructorParameters<typeof EmailIntake>[0],
-      { put: () => Promise.resolve() },
-      {} as TemporalDeps,
-      ['agents.example.test'],
-    );
+    const agentEmails = { findAgentEmailCrossOrg: () => Promise.resolve(claim) };
+    const intake = new EmailIntake(agentEmails, { put: () => Promise.resolve() }, {} as TemporalDeps, [
+      'agents.example.test',
+    ]);
     expect(await intake.route('desk@agents.example.test')).to.deep.equal({
       organizationId: 'org_1',
       agentId: 'agt_1',

@@ -37,7 +37,7 @@ export async function addMember(
 /** A new organization with an owner, an admin and a chat member: every test makes its own. */
 export async function createTestOrg(env: TestEnv, name = 'Test Org'): Promise<TestOrg> {
   const ownerEmail = `owner-${newId('u').slice(2).toLowerCase()}@example.test`;
-  const boot = await bootstrapOrganization(env.deps.repos, env.deps.tokens, {
+  const boot = await bootstrapOrganization(env.deps, {
     orgName: name,
     email: ownerEmail,
     name: 'Olive Owner',

@@ -3,7 +3,7 @@ import { UnsecuredJWT } from 'jose';
 import { generateApiKey } from '@lib/auth/api-key-secret';
 import { Authenticator, LAST_USED_RESOLUTION_MS } from '@lib/auth/authenticator';
 import { TokenService } from '@lib/auth/tokens';
-import type { Repositories } from '@lib/repositories';
+import type { CredentialRecords } from '@lib/auth/authenticator';
 
 const ORG = 'org_unit';
 const USER = 'usr_unit';
@@ -26,22 +26,20 @@ function fakeStore() {
   const records = new Map<string, KeyRecord>();
   const writes: Array<{ apiKeyId: string; at: number; settle: (err?: Error) => void }> = [];
   const repos = {
-    crossOrg: { findApiKeyCrossOrg: (id: string) => Promise.resolve(records.get(id) ?? null) },
-    tenant: (organizationId: string) => ({
-      members: {
-        get: (userId: string) =>
-          Promise.resolve(
-            organizationId === ORG && userId === USER ? { organizationId, userId, role: 'admin' } : null,
-          ),
-      },
-      apiKeys: {
-        touch: (apiKeyId: string, at: Date) =>
-          new Promise<void>((resolve, reject) =>
-            writes.push({ apiKeyId, at: at.getTime(), settle: (err) => (err ? reject(err) : resolve()) }),
-          ),
-      },
-    }),
-  } as unknown as Repositories;
+    apiKeyRecords: { findApiKeyCrossOrg: (id: string) => Promise.resolve(records.get(id) ?? null) },
+    users: {
+      member: (organizationId: string, userId: string) =>
+        Promise.resolve(
+          organizationId === ORG && userId === USER ? { organizationId, userId, role: 'admin' } : null,
+        ),
+    },
+    apiKeys: {
+      touch: (_organizationId: string, apiKeyId: string, at: Date) =>
+        new Promise<void>((resolve, reject) =>
+          writes.push({ apiKeyId, at: at.getTime(), settle: (err) => (err ? reject(err) : resolve()) }),
+        ),
+    },
+  } as unknown as CredentialRecords;
   const newKey = (lastUsedAt: Date | null = null) => {
     const { apiKeyId, key, keyHash } = generateApiKey();
     records.set(apiKeyId, {

@@ -8,6 +8,13 @@ import { testEnv, type TestEnv } from '@test/helpers/env';
 import { loadConfig } from '@lib/config';
 import { addMember, as, createTestOrg, type TestOrg } from '@test/helpers/org';
 
+/** What the authenticator checks credentials against, wired as lib/deps.ts wires it. */
+const recordsOf = (env: TestEnv) => ({
+  apiKeyRecords: env.deps.repos.apiKeyRecords,
+  users: env.deps.services.users,
+  apiKeys: env.deps.services.apiKeys,
+});
+
 describe('external OIDC sessions', () => {
   let env: TestEnv;
   let org: TestOrg;
@@ -46,7 +53,7 @@ describe('external OIDC sessions', () => {
       .sign(key);
 
   it('accepts a token from the configured issuer, verified through its JWKS, for a member found by verified email', async () => {
-    const auth = new Authenticator(env.deps.repos, env.deps.tokens, { issuer, audience: 'workspace' });
+    const auth = new Authenticator(recordsOf(env), env.deps.tokens, { issuer, audience: 'workspace' });
     const token = await idToken({ sub: 'idp|123', email: org.admin.email, email_verified: true });
     const ctx = await auth.authenticate(`Bearer ${token}`, org.organizationId);
     expect(ctx).to.include({ userId: org.admin.userId, role: 'admin', via: 'session' });
@@ -64,7 +71,7 @@ describe('external OIDC sessions', () => {
   });
 
   it('finds an account by email only when the issuer verified the address, then by the linked subject', async () => {
-    const auth = new Authenticator(env.deps.repos, env.deps.tokens, { issuer, audience: 'workspace' });
+    const auth = new Authenticator(recordsOf(env), env.deps.tokens, { issuer, audience: 'workspace' });
     const member = await addMember(env, org.organizationId, 'chat', 'Vera');
     for (const claims of [{ email: member.email }, { email: member.email, email_verified: 'true' }]) {
       const token = await idToken({ sub: 'idp|vera', ...claims });
@@ -91,7 +98,7 @@ describe('external OIDC sessions', () => {
   });
 
   it("never lets one organization's assume-role decide which account another's OIDC user opens", async () => {
-    const auth = new Authenticator(env.deps.repos, env.deps.tokens, { issuer, audience: 'workspace' });
+    const auth = new Authenticator(recordsOf(env), env.deps.tokens, { issuer, audience: 'workspace' });
     const victim = await addMember(env, org.organizationId, 'admin', 'Victor');
     const attackerOrg = await createTestOrg(env, 'Attacker Org');
     // The attacker names the victim's OIDC subject as their own external id for a new user they control.
@@ -117,7 +124,7 @@ describe('external OIDC sessions', () => {
 
   it('finds the keys of an issuer written with a trailing slash', async () => {
     const slashed = `${issuer}/`;
-    const auth = new Authenticator(env.deps.repos, env.deps.tokens, {
+    const auth = new Authenticator(recordsOf(env), env.deps.tokens, {
       issuer: slashed,
       audience: 'workspace',
     });
@@ -146,7 +153,7 @@ describe('external OIDC sessions', () => {
   });
 
   it('refuses a token for another audience, and a token without a subject', async () => {
-    const auth = new Authenticator(env.deps.repos, env.deps.tokens, { issuer, audience: 'workspace' });
+    const auth = new Authenticator(recordsOf(env), env.deps.tokens, { issuer, audience: 'workspace' });
     const otherApp = await new SignJWT({ sub: 'idp|123', email: org.admin.email, email_verified: true })
       .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
       .setIssuer(issuer)
@@ -174,7 +181,7 @@ describe('external OIDC sessions', () => {
   });
 
   it('refuses a token signed by another key', async () => {
-    const auth = new Authenticator(env.deps.repos, env.deps.tokens, { issuer, audience: 'workspace' });
+    const auth = new Authenticator(recordsOf(env), env.deps.tokens, { issuer, audience: 'workspace' });
     const stranger = await generateKeyPair('RS256');
     const token = await idToken({ sub: 'idp|123', email: org.admin.email }, stranger.privateKey);
     await auth.authenticate(`Bearer ${token}`, org.organizationId).then(
@@ -186,7 +193,7 @@ describe('external OIDC sessions', () => {
   it("with the credential cache, never serves one organization's membership in another", async () => {
     const cache = new CredentialCache(60_000);
     cache.setUsable(true);
-    const auth = new Authenticator(env.deps.repos, env.deps.tokens, { issuer, audience: 'workspace' }, cache);
+    const auth = new Authenticator(recordsOf(env), env.deps.tokens, { issuer, audience: 'workspace' }, cache);
     const member = await addMember(env, org.organizationId, 'admin', 'Cora');
     const other = await createTestOrg(env, 'OIDC Other Org');
     await env.deps.repos

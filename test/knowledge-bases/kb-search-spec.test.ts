@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { useWorkerAndOrg } from '@test/helpers/worker';
-import { as } from '@test/helpers/org';
+import { addMember, as } from '@test/helpers/org';
 import { createKb, settled, uploadFile } from '@test/helpers/kb';
 
 /** Lines distinct enough to become well over 100 chunks. */
@@ -41,5 +41,59 @@ describe('knowledge base search, as the spec words it', function () {
       .get(org.path(`/knowledgebases/search?q=boiler&kbOrgs=${org.organizationId}`))
       .expect(400);
     expect(res.body.error.message).to.match(/kbOrgs requires kbIds/);
+  });
+
+  it("a member's PERSONAL knowledge base: its creator reads, changes and searches it; another member gets 404", async () => {
+    const { env, org } = suite;
+    const created = await as(env, org.chat.token)
+      .post(org.path('/knowledgebases'), { title: 'My lease', llmDescription: 'mine', type: 'PERSONAL' })
+      .expect(201);
+    const kb = created.body.knowledgeBaseId as string;
+    const owner = as(env, org.chat.token);
+    await owner.get(org.path(`/knowledgebases/${kb}`)).expect(200);
+    await owner
+      .put(org.path(`/knowledgebases/${kb}`), { title: 'Our lease', llmDescription: 'mine' })
+      .expect(200);
+    const own = await owner.get(org.path(`/knowledgebases/search?q=rent&kbIds=${kb}`)).expect(200);
+    expect(own.body).to.deep.equal({ items: [], totalRows: 0, offset: 0 });
+    await as(env, org.admin.token)
+      .get(org.path(`/knowledgebases/${kb}`))
+      .expect(200);
+
+    const other = as(env, (await addMember(env, org.organizationId, 'chat', 'Other Chat')).token);
+    const notFound = { code: 'not_found', message: 'knowledge base not found' };
+    for (const res of [
+      await other.get(org.path(`/knowledgebases/${kb}`)),
+      await other.put(org.path(`/knowledgebases/${kb}`), { title: 'Taken', llmDescription: '' }),
+      await other.get(org.path(`/knowledgebases/${kb}/search?q=rent`)),
+    ]) {
+      expect(res.status).to.equal(404);
+      expect(res.body.error).to.include(notFound);
+    }
+    const named = await other.get(org.path(`/knowledgebases/search?q=rent&kbIds=${kb}`)).expect(400);
+    expect(named.body.error).to.include({
+      code: 'invalid_reference',
+      message: `kbIds: ${kb} does not exist or is not visible to you`,
+    });
+    expect((await owner.get(org.path(`/knowledgebases/${kb}`)).expect(200)).body.title).to.equal('Our lease');
+  });
+
+  it('an ORGANIZATION knowledge base: every member reads it, only admins and owners change it', async () => {
+    const { env, org } = suite;
+    const kb = await createKb(env, org, { title: 'Handbook' });
+    const member = as(env, org.chat.token);
+    await member.get(org.path(`/knowledgebases/${kb}`)).expect(200);
+    const refused = await member
+      .put(org.path(`/knowledgebases/${kb}`), { title: 'Mine now', llmDescription: '' })
+      .expect(403);
+    expect(refused.body.error.message).to.equal(
+      'changing an organization knowledge base needs the admin or owner role',
+    );
+    await as(env, org.admin.token)
+      .put(org.path(`/knowledgebases/${kb}`), { title: 'Staff handbook', llmDescription: '' })
+      .expect(200);
+    expect((await member.get(org.path(`/knowledgebases/${kb}`)).expect(200)).body.title).to.equal(
+      'Staff handbook',
+    );
   });
 });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import { workflowIds } from '@contracts';
 import { createApp } from '@api/app';
-import { createScheduleActivities } from '@activities/triggers/schedules';
+import { createScheduleActivities } from '@activities/schedules';
 import type { Config } from '@lib/config';
 import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';

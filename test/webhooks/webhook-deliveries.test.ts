@@ -268,6 +268,7 @@ describe('webhook deliveries: recorded before the answer, every handler run once
       repos: env.deps.repos,
       conversations: env.deps.services.conversations,
       chainRuns: env.deps.services.chainRuns,
+      members: env.deps.services.users,
       logger: silent,
       plans: { schedule: () => Promise.resolve(null), webhook: webhookPlan(env.deps.repos) },
     });
@@ -298,6 +299,7 @@ describe('webhook deliveries: recorded before the answer, every handler run once
         repos: env.deps.repos,
         conversations: env.deps.services.conversations,
         chainRuns: chainRunsService,
+        members: env.deps.services.users,
         logger: silent,
         plans: { schedule: () => Promise.resolve(null), webhook: webhookPlan(env.deps.repos) },
       });

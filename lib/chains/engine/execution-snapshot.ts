@@ -3,7 +3,7 @@ import type { ChainDoc, StepDoc } from '@lib/chains/chain.schema';
 import type { ChainRun } from '@lib/chains/chain-runs.repository';
 import type { StepOutcome } from '@lib/chains/chain-run.schema';
 import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
-import type { TenantRepositories } from '@lib/repositories';
+import type { ChainsStore } from '@lib/chains/store';
 import { RunSuperseded } from './errors';
 import type { StepRunRef } from './step-tools';
 
@@ -11,7 +11,7 @@ export type State = Record<string, unknown>;
 
 /** One step of one execution, as read (from the store's copy of the execution or afresh). */
 export interface StepRun {
-  tenant: TenantRepositories;
+  tenant: ChainsStore;
   chain: ChainDoc;
   step: StepDoc;
   attachments: StepAttachmentDoc[];
@@ -67,7 +67,7 @@ export function snapshotOf(
 }
 
 /** A chain, its steps and their attachments: what an execution's steps need, in one round of reads. */
-export function readDefinition(tenant: TenantRepositories, actionChainId: string) {
+export function readDefinition(tenant: ChainsStore, actionChainId: string) {
   return Promise.all([
     tenant.chains.get(actionChainId),
     tenant.chains.listSteps(actionChainId),
@@ -79,10 +79,7 @@ export function readDefinition(tenant: TenantRepositories, actionChainId: string
  * Reads an execution's run, chain, steps and attachments (one round). The first step of a planned execution
  * marks the run running in the same round (it is the run's read). A run re-run or deleted stops the execution.
  */
-export async function readExecution(
-  tenant: TenantRepositories,
-  input: ChainStepInput,
-): Promise<ExecutionSnapshot> {
+export async function readExecution(tenant: ChainsStore, input: ChainStepInput): Promise<ExecutionSnapshot> {
   // (An execution started before its input named the chain reads the chain after the run.)
   const [run, byInput] = await Promise.all([
     input.marksRunning

@@ -1,6 +1,6 @@
 import type { ChainRunInput, ChainStepInput, UnwrittenStep } from '@contracts';
 import type { StepResult } from '@lib/chains/chain-run.schema';
-import type { TenantRepositories } from '@lib/repositories';
+import type { ChainRunsRepository } from '@lib/chains/chain-runs.repository';
 import { RunSuperseded, StaleSnapshot } from './errors';
 import { stateVersionOf, type ExecutionSnapshot, type State } from './execution-snapshot';
 
@@ -53,7 +53,7 @@ export interface RunStore {
 
 /** Writes a step's success handed on (`unwritten`) with the new state, at the version the step read. */
 export function writeHandedOn(
-  runs: TenantRepositories['chainRuns'],
+  runs: ChainRunsRepository,
   input: ChainRunInput,
   step: UnwrittenStep,
   stateJson: string,
@@ -77,10 +77,7 @@ export function writeHandedOn(
 }
 
 /** Why a conditional write of a step's result wrote nothing: the state moved on, or the run is not ours. */
-export async function refusedWrite(
-  runs: TenantRepositories['chainRuns'],
-  input: ChainRunInput,
-): Promise<never> {
+export async function refusedWrite(runs: ChainRunsRepository, input: ChainRunInput): Promise<never> {
   const now = await runs.get(input.runId);
   if (now?.generation === input.generation) throw new StaleSnapshot();
   throw new RunSuperseded('the run was re-run or deleted');
@@ -88,7 +85,7 @@ export async function refusedWrite(
 
 /** Writes a handed-on success from the run as it is now plus what the step added (from the history). */
 export async function writeFromHistory(
-  runs: TenantRepositories['chainRuns'],
+  runs: ChainRunsRepository,
   input: ChainRunInput,
   previous: UnwrittenStep,
 ): Promise<PreviousWrite> {

@@ -6,7 +6,6 @@ import type {
   UnwrittenStep,
 } from '@contracts';
 import { workflowIds } from '@contracts';
-import { endSessionsOf } from '@lib/browser-sessions/browser-sessions.service';
 import type { StepOutcome } from '@lib/chains/chain-run.schema';
 import { runPlan } from '@lib/chains/run-plan';
 import { askModel } from './ask-model';
@@ -97,7 +96,7 @@ export class StepRunner {
   /** The tools of a step (`run`) of this execution; their calls are scoped by the execution and step. */
   loadTools(input: ChainStepInput, run: StepRun, attempt: Attempt) {
     const scope = `${workflowIds.chainRun(input.organizationId, input.runId, input.generation)}-${run.step._id}`;
-    return loadStepTools(run.tenant, run.attachments, run.runRef, scope, this.deps, attempt);
+    return loadStepTools(input.organizationId, run.attachments, run.runRef, scope, this.deps, attempt);
   }
 
   /** Fails the step when `json` is over CHAIN_STATE_MAX_BYTES. */
@@ -271,7 +270,7 @@ export class StepRunner {
     // The run's browser sessions end with it (no step of the execution runs any more), and before it is shown
     // ended: whoever sees the run ended finds its sessions stopped.
     if (actionChainId)
-      await endSessionsOf(deps.repos, deps.temporal, input.organizationId, {
+      await deps.runSessions.endFor(input.organizationId, {
         type: 'chain_run',
         actionChainId,
         runId: input.runId,

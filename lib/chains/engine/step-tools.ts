@@ -1,4 +1,5 @@
 import { WORKFLOWS, workflowIds, type AgentCallInput, type ChatToolCall, type ModelTool } from '@contracts';
+import type { AgentDoc } from '@lib/agents/agent.schema';
 import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
 import type { KbSearchService } from '@lib/knowledge-bases/kb-search.service';
 import {
@@ -7,7 +8,6 @@ import {
   kbSearchModelTool,
   searchArgs,
 } from '@lib/knowledge-bases/search-tool';
-import type { TenantRepositories } from '@lib/repositories';
 import { startIdempotent, type TemporalDeps } from '@lib/temporal/client';
 import { findTool, modelToolOf, resolveToolConfiguration } from '@lib/tools/registry';
 import type { ToolRunDeps } from '@lib/tools/tool-spec';
@@ -16,6 +16,10 @@ import type { Attempt } from './attempt';
 export interface StepToolDeps extends ToolRunDeps {
   knowledge: Pick<KbSearchService, 'searchForStep'>;
   temporal: TemporalDeps;
+  /** The agents and knowledge bases a step's attachments name, whoever started the run: the attachment was
+   * checked when it was made. */
+  agents: { getMany(organizationId: string, agentIds: string[]): Promise<AgentDoc[]> };
+  knowledgeBases: { titlesOf(organizationId: string, knowledgeBaseIds: string[]): Promise<string[]> };
 }
 
 const askParameters = {
@@ -45,7 +49,7 @@ export interface StepRunRef {
 }
 
 export async function loadStepTools(
-  tenant: TenantRepositories,
+  organizationId: string,
   attachments: StepAttachmentDoc[],
   chainRun: StepRunRef,
   callScope: string,
@@ -66,13 +70,12 @@ export async function loadStepTools(
     } else if (a.kind === 'knowledge-base') kbIds.push(a.targetId);
     else agentIds.push(a.targetId);
   }
-  const [kbs, agents] = attachments.length
+  const [titles, agents] = attachments.length
     ? await Promise.all([
-        Promise.all(kbIds.map((id) => tenant.knowledgeBases.get(id))),
-        agentIds.length ? tenant.agents.getMany(agentIds) : [],
+        kbIds.length ? deps.knowledgeBases.titlesOf(organizationId, kbIds) : [],
+        agentIds.length ? deps.agents.getMany(organizationId, agentIds) : [],
       ])
     : [[], []];
-  const titles = kbs.flatMap((kb) => (kb ? [kb.title] : []));
   if (titles.length) tools.push(kbSearchModelTool(titles));
   const askTools = new Map<string, string>();
   for (const agent of agents) {
@@ -86,8 +89,6 @@ export async function loadStepTools(
       targetAgentId: agent.agentId,
     });
   }
-  const organizationId = tenant.organizationId;
-
   async function ask(agentId: string, args: Record<string, unknown>, scope: string, callId: string) {
     const input: AgentCallInput = {
       organizationId,

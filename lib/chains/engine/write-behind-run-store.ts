@@ -1,7 +1,8 @@
 import type { ChainRunInput, ChainStepInput, UnwrittenStep } from '@contracts';
 import type { StepOutcome, StepResult } from '@lib/chains/chain-run.schema';
 import type { Logger } from '@lib/logger';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
+import type { ChainsStore } from '@lib/chains/store';
 import { ExecutionCache, MAX_CACHED_STATE_CHARS, PendingWrites } from './execution-cache';
 import { readExecution, type ExecutionSnapshot } from './execution-snapshot';
 import {
@@ -28,7 +29,7 @@ export class WriteBehindRunStore implements RunStore {
   private readonly executions = new ExecutionCache();
   private readonly pendingWrites = new PendingWrites();
 
-  constructor(private readonly deps: { repos: Repositories; logger: Logger }) {}
+  constructor(private readonly deps: { repos: Tenants<ChainsStore>; logger: Logger }) {}
 
   held(input: ChainRunInput) {
     return this.executions.get(input);

@@ -1,6 +1,7 @@
 import type { ChainRunInput, ChainStepInput, UnwrittenStep } from '@contracts';
 import type { StepResult } from '@lib/chains/chain-run.schema';
-import type { Repositories } from '@lib/repositories';
+import type { Tenants } from '@lib/db/tenants';
+import type { ChainsStore } from '@lib/chains/store';
 import { readExecution, type ExecutionSnapshot } from './execution-snapshot';
 import {
   refusedWrite,
@@ -16,7 +17,7 @@ import {
  * success from a write-behind worker of the same execution is still written from the history.
  */
 export class WriteThroughRunStore implements RunStore {
-  constructor(private readonly repos: Repositories) {}
+  constructor(private readonly repos: Tenants<ChainsStore>) {}
 
   held(): undefined {
     return undefined;

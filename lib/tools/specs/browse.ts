@@ -1,5 +1,5 @@
 import type { BrowseAction } from '@contracts';
-import type { SessionOwner } from '@lib/browser-sessions/browser-sessions.repository';
+import type { SessionOwner } from '@lib/browser-sessions/browser-session.schema';
 import { badRequest } from '@lib/errors';
 import { ALLOWED_HOSTS_SCHEMA, type ToolSpec } from '../tool-spec';
 

@@ -1,13 +1,16 @@
 import type { ScheduleFireAdmission, ScheduleFireInput } from '@contracts';
 import { BacklogFullError, type Admission } from '@lib/admission/admission';
 import { kindLabel } from '@lib/admission/kinds';
+import type { SchedulesCrossOrg } from '@lib/schedules/schedule-sweep.repository';
+import type { Tenants } from '@lib/db/tenants';
 import type { Logger } from '@lib/logger';
-import type { Repositories } from '@lib/repositories';
 import type { ScheduleSync } from '@lib/schedules/schedule-sync';
+import type { SchedulesStore } from '@lib/schedules/store';
+import type { TriggersStore } from '@lib/triggers/store';
 import { recordSkipped } from '@lib/triggers/trigger-handlers';
 
 export interface ScheduleActivityDeps {
-  repos: Repositories;
+  repos: Tenants<SchedulesStore & TriggersStore> & { scheduleSweep: SchedulesCrossOrg };
   admission: Pick<Admission, 'admit'>;
   sync: Pick<ScheduleSync, 'sync'>;
   logger: Logger;
@@ -61,7 +64,7 @@ export function createScheduleActivities(deps: ScheduleActivityDeps) {
     async reconcileSchedules(
       opts: { olderThanMs?: number } = {},
     ): Promise<{ synced: number; pending: number }> {
-      const due = await deps.repos.crossOrg.listScheduleTriggersToSyncCrossOrg(
+      const due = await deps.repos.scheduleSweep.listScheduleTriggersToSyncCrossOrg(
         new Date(Date.now() - (opts.olderThanMs ?? RECONCILE_AFTER_MS)),
         RECONCILE_BATCH,
       );
