@@ -194,11 +194,12 @@ describe('browser page guard: redirects', () => {
   });
 
   it('hands a 3xx without a Location, and a Location on a status that is no redirect, to the page as they are', async () => {
-    for (const response of [
+    const responses: { status: number; headers: Record<string, string> }[] = [
       { status: 304, headers: { location: '/elsewhere', etag: '"v1"' } },
       { status: 302, headers: { etag: '"v2"' } },
       { status: 201, headers: { location: '/items/7' } },
-    ]) {
+    ];
+    for (const response of responses) {
       const r = await guarded(
         { url: 'https://shop.example.org/x', navigation: true },
         { 'https://shop.example.org/x': response },
