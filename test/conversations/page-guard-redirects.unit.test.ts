@@ -91,6 +91,49 @@ describe('browser page guard: redirects', () => {
     expect(r.lastRefusal).to.equal(null);
   });
 
+  it("carries the site's cookies and credentials only within its origin, and body headers only with a body", async () => {
+    const r = await guarded(
+      {
+        url: 'https://shop.example.org/login',
+        method: 'POST',
+        body: 'user=ann',
+        headers: {
+          cookie: 'session=s3cret',
+          Authorization: 'Basic YW5uOnB3',
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'text/html',
+        },
+      },
+      {
+        // the site's own redirect after the form post, then an open redirect to another host
+        'https://shop.example.org/login': { status: 303, headers: { location: '/next?to=elsewhere' } },
+        'https://shop.example.org/next?to=elsewhere': {
+          status: 302,
+          headers: { location: 'https://collector.example.net/x' },
+        },
+        'https://collector.example.net/x': ok,
+      },
+    );
+    expect(r.sent.map((s) => [s.url, s.method, s.headers])).to.deep.equal([
+      [
+        'https://shop.example.org/login',
+        'POST',
+        {
+          cookie: 'session=s3cret',
+          Authorization: 'Basic YW5uOnB3',
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'text/html',
+        },
+      ],
+      [
+        'https://shop.example.org/next?to=elsewhere',
+        'GET',
+        { cookie: 'session=s3cret', Authorization: 'Basic YW5uOnB3', accept: 'text/html' },
+      ],
+      ['https://collector.example.net/x', 'GET', { accept: 'text/html' }],
+    ]);
+  });
+
   it("refuses a redirect to a private address or another scheme with the parser's message", async () => {
     for (const [location, reason] of [
       ['http://10.0.0.1/metadata', '10.0.0.1 is a private or reserved address'],
