@@ -249,7 +249,7 @@ describe('knowledge base search (unit, stores in memory)', () => {
   });
 
   it('asks the vector store for at most 4,000 passages however many stale ones rank first', async () => {
-    const items = Array.from({ length: 5000 }, (_, i) => {
+    const items: Array<ReturnType<typeof indexed>> = Array.from({ length: 5000 }, (_, i) => {
       const item = indexed('org_1', 'kb_handbook', `reindexing${i}`, 0.9 - i * 1e-5);
       return { ...item, file: { ...item.file, status: 'PROCESSING' } };
     });
