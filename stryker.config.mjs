@@ -167,6 +167,8 @@ export const areas = {
   'page-guard': {
     mutate: ['lib/browser-sessions/page-guard.ts'],
     spec: [
+      'test/conversations/page-guard.unit.test.ts',
+      'test/conversations/page-guard-redirects.unit.test.ts',
       'test/conversations/browser-sessions.test.ts',
       'test/conversations/browser-session-limits.test.ts',
     ],

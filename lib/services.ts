@@ -36,6 +36,7 @@ import type { ObjectStore } from '@lib/knowledge-bases/object-store';
 import type { VectorStore } from '@lib/vectors/vector-store';
 import { TaskPlansService } from '@lib/task-plans/task-plans.service';
 import { AnalysesService } from '@lib/analyses/analyses.service';
+import { agentMail } from '@lib/email-agents/agent-mail';
 import { BrowserSessionsService, endSessionsOf } from '@lib/browser-sessions/browser-sessions.service';
 import { ChainAttachmentsService } from '@lib/chains/chain-attachments.service';
 import { ChainRunsService } from '@lib/chains/chain-runs.service';
@@ -113,11 +114,7 @@ export function createServices(deps: ServiceDeps) {
         removeForAgent: (organizationId, agentId) =>
           agentKnowledgeBases.removeForAgent(organizationId, agentId),
       },
-      // Agent mail is kept by activities only (no service here): its repository removes it.
-      {
-        removeForAgent: (organizationId, agentId) =>
-          repos.tenant(organizationId).emailMessages.removeForAgent(agentId),
-      },
+      agentMail(repos),
       {
         removeForAgent: (organizationId, agentId) => chainAttachments.removeForAgent(organizationId, agentId),
       },

@@ -18,6 +18,11 @@ const DROPPED_REQUEST_HEADERS = new Set([
   'proxy-connection',
   'upgrade',
 ]);
+/** What a browser never carries to another origin on a redirect (the fetch standard drops Authorization; cookies
+ * belong to the site that set them, and the browser would send the new origin's own, which the guard cannot). */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
+/** Headers that describe a body: they go when a redirect turns the request into a GET without one. */
+const BODY_HEADERS = new Set(['content-type', 'content-encoding', 'content-language', 'content-location']);
 /** The guarded client has already decoded the body and knows its length. */
 const DROPPED_RESPONSE_HEADERS = new Set([
   'content-encoding',
@@ -55,7 +60,7 @@ export function createPageGuard(outbound: OutboundClient, state: GuardState) {
     }
     if (request.isNavigationRequest() && !hostAllowed(url.hostname, state.allowedHosts))
       return refuse(route, `${url.hostname} is not on the allow-list of the browse tool`);
-    const headers = Object.fromEntries(
+    let headers = Object.fromEntries(
       Object.entries(await request.allHeaders()).filter(
         ([name]) => !name.startsWith(':') && !DROPPED_REQUEST_HEADERS.has(name.toLowerCase()),
       ),
@@ -64,6 +69,9 @@ export function createPageGuard(outbound: OutboundClient, state: GuardState) {
     let method = request.method();
     let body: Buffer | undefined = request.postDataBuffer() ?? undefined;
     const cookies: string[] = [];
+    const origin = url.origin;
+    const without = (names: Set<string>) =>
+      Object.fromEntries(Object.entries(headers).filter(([name]) => !names.has(name.toLowerCase())));
     try {
       // Playwright does not route the requests of a redirect, so the guard follows redirects itself: every
       // hop is checked (allow-list for navigations, the address guard for all) and the page gets the last
@@ -83,7 +91,10 @@ export function createPageGuard(outbound: OutboundClient, state: GuardState) {
           if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
             method = 'GET';
             body = undefined;
+            headers = without(BODY_HEADERS);
           }
+          // An open redirect on an allowed site must not hand that site's session to wherever it points.
+          if (url.origin !== origin) headers = without(CREDENTIAL_HEADERS);
           continue;
         }
         if (res.truncated) return await refuse(route, `the response of ${url.href} is larger than the limit`);

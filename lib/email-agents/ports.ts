@@ -1,5 +1,4 @@
 import type { AgentEmailDoc } from '@lib/agents/agent-email.schema';
-import type { AgentDoc } from '@lib/agents/agent.schema';
 import type { ConversationDoc } from '@lib/conversations/conversation.schema';
 import type { MessageDoc } from '@lib/conversations/message.schema';
 import type { MemberDoc } from '@lib/users/member.schema';
@@ -7,10 +6,7 @@ import type { MemberDoc } from '@lib/users/member.schema';
 // What mail needs of the agents, users and conversations features, as narrow ports wired to their services in
 // activities/index.ts, so this feature writes only its own collection.
 
-/** The agent a mail is for, whoever asks (null once it is gone). */
-export interface AgentLookup {
-  find(organizationId: string, agentId: string): Promise<AgentDoc | null>;
-}
+export type { AgentLookup } from '@lib/agents/agent-lookup';
 
 /** The member a mail is from: their account's email address in the organization. */
 export interface SenderMembers {

@@ -247,4 +247,18 @@ describe('knowledge base search (unit, stores in memory)', () => {
     const second = await service.searchOne(ann, 'kb_handbook', { ...page, limit: 5, offset: 5 });
     expect(ids(second.items)).to.deep.equal(['vec_ready5', 'vec_ready6']);
   });
+
+  it('asks the vector store for at most 4,000 passages however many stale ones rank first', async () => {
+    const items: Array<ReturnType<typeof indexed>> = Array.from({ length: 5000 }, (_, i) => {
+      const item = indexed('org_1', 'kb_handbook', `reindexing${i}`, 0.9 - i * 1e-5);
+      return { ...item, file: { ...item.file, status: 'PROCESSING' } };
+    });
+    items.push(indexed('org_1', 'kb_handbook', 'ready', 0.1));
+    const { service, asked } = searchIn(worldOf(kbs, items));
+    const found = await service.searchOne(ann, 'kb_handbook', { ...page, limit: 5 });
+    expect(found.items).to.deep.equal([]);
+    expect(asked.queries.map((q) => q.query.topK)).to.deep.equal([
+      6, 12, 24, 48, 96, 192, 384, 768, 1536, 3072, 4000,
+    ]);
+  });
 });
