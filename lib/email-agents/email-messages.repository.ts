@@ -47,8 +47,9 @@ export class EmailMessagesRepository extends TenantRepository {
   /** The conversation of the nearest mail these Message-IDs name (this agent's mail only), or null. */
   async conversationOfThread(agentId: string, messageIds: string[]): Promise<string | null> {
     for (const messageId of messageIds) {
+      // The record's id holds the agent's: another agent's mail is never found.
       const doc = await this.findOwned(this.model, this.id(agentId, threadKeyOf(messageId)));
-      if (doc?.conversationId && doc.agentId === agentId) return doc.conversationId;
+      if (doc?.conversationId) return doc.conversationId;
     }
     return null;
   }

@@ -96,8 +96,8 @@ export class InboundEmailService {
       return { status: 'duplicate', reason: 'this message was delivered before' };
     const kept = sortAttachments(agent, mail);
     const requestId = emailRequestId(input.messageKey);
-    if (doc.status === 'accepted' && doc.conversationId && doc.requestId) {
-      // A retried attempt of this run: the first one got this far.
+    if (doc.status === 'accepted' && doc.conversationId) {
+      // A retried attempt of this run: the first one got this far (unless its conversation was deleted since).
       const userId = (await this.deps.conversations.find(input.organizationId, doc.conversationId))
         ?.creatorUserId;
       if (userId)
@@ -178,7 +178,8 @@ export class InboundEmailService {
       );
     if (attachments.refused.length)
       parts.push(`[Attached files not added: ${attachments.refused.join(', ')}]`);
-    const text = parts.filter((p) => p.trim()).join('\n\n') || '(empty message)';
+    // Every part is trimmed text; an empty mail body leaves an empty one.
+    const text = parts.filter(Boolean).join('\n\n') || '(empty message)';
     return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS - 20)}\n[… cut]` : text;
   }
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type Mail from 'nodemailer/lib/mailer';
 import type { TestEnv } from '@test/helpers/env';
+import { messageKeyOf } from '@lib/email-agents/mime';
 import { recordHistory } from '@test/helpers/histories';
 import { as, type TestOrg } from '@test/helpers/org';
 import { rand, useMailSuite } from '@test/email-agents/mail-suite';
@@ -90,6 +91,65 @@ describe('email-driven agents', () => {
     expect(replies[1]!.inReplyTo).to.equal(second);
     expect(replies[1]!.references).to.deep.equal([first, reply!.messageId, second]);
     await recordHistory(env, handleOf(org, agent, first).workflowId, 'email-reply');
+  });
+
+  it("continues a thread from a reply to any one of its mails, and forgets the agent's mail with the agent", async () => {
+    const agent = await mailAgent(org, { emailFilters: 'all' });
+    env.llm.on({ model: agent.model }, { content: 'Noted.' }, 3);
+    const first = `<t1-${rand()}@example.test>`;
+    await send({
+      from: org.chat.email,
+      to: agent.address,
+      subject: 'Thread',
+      text: 'One.',
+      messageId: first,
+    });
+    const one = await outcome(org, agent, first);
+    expect(one.status).to.equal('replied');
+    const [reply] = await repliesTo(org.chat.email);
+    // An answer naming only the agent's reply (In-Reply-To, no References): the reply's Message-ID was recorded.
+    const second = `<t2-${rand()}@example.test>`;
+    await send({
+      from: org.chat.email,
+      to: agent.address,
+      subject: 'Re: Thread',
+      text: 'Two.',
+      messageId: second,
+      inReplyTo: reply!.messageId,
+    });
+    expect(await outcome(org, agent, second)).to.include({
+      status: 'replied',
+      conversationId: one.conversationId,
+    });
+    // A follow-up to the member's own first mail: that mail's record names its conversation.
+    const third = `<t3-${rand()}@example.test>`;
+    await send({
+      from: org.chat.email,
+      to: agent.address,
+      subject: 'Re: Thread',
+      text: 'Three.',
+      messageId: third,
+      inReplyTo: first,
+    });
+    expect(await outcome(org, agent, third)).to.include({
+      status: 'replied',
+      conversationId: one.conversationId,
+    });
+    const texts = (await messagesOf(org, org.admin.token, one.conversationId!)).messages.map(
+      (m) => m.content[0]!.text,
+    );
+    expect(texts).to.deep.equal(['Subject: Thread\n\nOne.', 'Noted.', 'Two.', 'Noted.', 'Three.', 'Noted.']);
+
+    const records = env.deps.repos.tenant(org.organizationId).emailMessages;
+    const keyOf = (id: string) => messageKeyOf(id.slice(1, -1), new Uint8Array());
+    expect(await records.getInbound(agent.agentId, keyOf(first))).to.include({
+      conversationId: one.conversationId,
+    });
+    await as(env, org.admin.token)
+      .delete(org.path(`/agents/${agent.agentId}`))
+      .expect(200);
+    for (const id of [first, reply!.messageId!, third])
+      expect(await records.getInbound(agent.agentId, keyOf(id)), id).to.equal(null);
   });
 
   it('takes mail from any member with emailFilters all, otherwise only from members with access to the agent', async () => {

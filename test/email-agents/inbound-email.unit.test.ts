@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { InboundEmailService } from '@lib/email-agents/inbound-email.service';
 import { logSink } from './smtp-kit';
@@ -38,11 +39,14 @@ interface World {
   access?: boolean;
   member?: object | null;
   agentAddresses?: string[];
+  /** Files the knowledge-bases feature does not add (their knowledge base is gone). */
+  kbFileMissing?: string[];
 }
 
 /** The service over one organization's records as `world` says, recording what it writes. */
 function serviceIn(world: World = {}) {
   const writes: unknown[][] = [];
+  const reads: string[] = [];
   const thread = world.thread ?? null;
   const tenant = {
     emailMessages: {
@@ -63,8 +67,11 @@ function serviceIn(world: World = {}) {
     find: () => Promise.resolve((world.agent === undefined ? agent : world.agent) as never),
   };
   const conversations = {
-    find: (_org: string, id: string) =>
-      Promise.resolve((thread && id === thread._id ? thread : null) as never),
+    // The port takes an id; the database would read a missing one as "any conversation of the organization".
+    find: (_org: string, id: string) => {
+      if (typeof id !== 'string') throw new Error(`conversations.find without an id: ${String(id)}`);
+      return Promise.resolve((thread && id === thread._id ? thread : null) as never);
+    },
     createForRequest: (_org: string, request: string, fields: object) => {
       writes.push(['createForRequest', request, fields]);
       return Promise.resolve({ _id: 'cnv_new', ...fields } as never);
@@ -96,14 +103,26 @@ function serviceIn(world: World = {}) {
     members,
     conversations,
     access: { canAccessAgent: () => Promise.resolve(world.access ?? false) },
-    objects: { read: () => Promise.resolve(world.raw ?? question) },
-    kbFiles: { addFromBytes: () => Promise.resolve(null) },
+    objects: {
+      read: (key: string) => {
+        reads.push(key);
+        return Promise.resolve(world.raw ?? question);
+      },
+    },
+    kbFiles: {
+      addFromBytes: (_org: string, knowledgeBaseId: string, file: { fileId: string }) => {
+        writes.push(['addFromBytes', knowledgeBaseId, file]);
+        return Promise.resolve(
+          (world.kbFileMissing?.includes(file.fileId) ? null : { _id: file.fileId }) as never,
+        );
+      },
+    },
     maxBytes: 1_000_000,
     trustedRelays: [],
     logger: log.logger,
   });
   const put = () => writes.find((w) => w[0] === 'putMessage')?.[1] as { text: string } | undefined;
-  return { service, writes, put, log };
+  return { service, writes, reads, put, log };
 }
 
 describe('an inbound mail becoming a conversation', () => {
@@ -189,14 +208,60 @@ describe('an inbound mail becoming a conversation', () => {
   });
 });
 
+describe('an inbound mail, retried or odd', () => {
+  it('starts a new conversation when a retried attempt finds the one it made deleted', async () => {
+    const retried = serviceIn({
+      claim: {
+        doc: { runId: 'run_1', status: 'accepted', conversationId: 'cnv_gone', requestId },
+        created: false,
+      },
+    });
+    expect(await retried.service.prepare(input, 'run_1')).to.deep.equal({
+      status: 'accepted',
+      conversationId: 'cnv_new',
+      requestId,
+      userId: 'usr_1',
+      attachments: 0,
+    });
+    expect(retried.put()).to.include({ conversationId: 'cnv_new' });
+  });
+
+  it('records the last 50 ids of the thread, its own last; a mail without a Message-ID adds none', async () => {
+    const refs = Array.from({ length: 60 }, (_, i) => `<r${i}@example.test>`);
+    const long = serviceIn({
+      raw: crlf(
+        'From: member@example.test',
+        'Message-ID: <own@example.test>',
+        `References: ${refs.join(' ')}`,
+        '',
+        'Hi',
+      ),
+    });
+    await long.service.prepare(input, 'run_1');
+    const recorded = (long.writes[0]![1] as { references: string[] }).references;
+    expect(recorded).to.have.length(50);
+    expect(recorded[0]).to.equal('r11@example.test');
+    expect(recorded.slice(-2)).to.deep.equal(['r59@example.test', 'own@example.test']);
+    const anonymous = serviceIn({
+      raw: crlf('From: member@example.test', 'References: <r1@example.test>', '', 'Hi'),
+    });
+    await anonymous.service.prepare(input, 'run_1');
+    expect(anonymous.writes[0]).to.deep.equal([
+      'claimInbound',
+      { messageId: null, fromAddress: 'member@example.test', subject: '', references: ['r1@example.test'] },
+    ]);
+  });
+});
+
 describe('an inbound mail that becomes no conversation', () => {
   it('ignores mail for an agent without the address any more, automatic mail and mail from agents', async () => {
     const outcome = async (world: World, envelopeFrom = 'member@example.test') =>
       (await serviceIn(world).service.prepare({ ...input, envelopeFrom }, 'run_1')) as object;
-    expect(await outcome({ agent: { ...agent, emailAddress: null } })).to.deep.equal({
-      status: 'ignored',
-      reason: 'the agent no longer has this address',
-    });
+    for (const gone of [{ ...agent, emailAddress: null }, null])
+      expect(await outcome({ agent: gone })).to.deep.equal({
+        status: 'ignored',
+        reason: 'the agent no longer has this address',
+      });
     expect(await outcome({}, '')).to.deep.equal({
       status: 'ignored',
       reason: 'a bounce or notification (empty envelope sender)',
@@ -286,5 +351,100 @@ describe("an inbound mail's user message", () => {
     const long = serviceIn({ raw: crlf('From: member@example.test', '', 'x'.repeat(100_050)) });
     await long.service.prepare(input, 'run_1');
     expect(long.put()?.text).to.equal(`${'x'.repeat(99_980)}\n[… cut]`);
+    const exact = serviceIn({ raw: crlf('From: member@example.test', '', 'x'.repeat(100_000)) });
+    await exact.service.prepare(input, 'run_1');
+    expect(exact.put()?.text).to.equal('x'.repeat(100_000));
+  });
+
+  it('writes the subject trimmed, and neither a blank subject nor an empty body', async () => {
+    const textOf = async (...headers: string[]) => {
+      const world = serviceIn({ raw: crlf('From: member@example.test', ...headers, '', '') });
+      await world.service.prepare(input, 'run_1');
+      return world.put()?.text;
+    };
+    // Encoded words keep their spaces through mailparser (`_` is a space in Q encoding).
+    expect(await textOf('Subject: =?UTF-8?Q?__Numbers__?=')).to.equal('Subject: Numbers');
+    expect(await textOf('Subject: =?UTF-8?Q?___?=')).to.equal('(empty message)');
+  });
+});
+
+describe("an inbound mail's attachments into the knowledge base", () => {
+  const withFiles = crlf(
+    'From: member@example.test',
+    'Content-Type: multipart/mixed; boundary="b"',
+    '',
+    '--b',
+    'Content-Type: text/plain',
+    '',
+    'See attached.',
+    '--b',
+    'Content-Type: application/octet-stream',
+    'Content-Disposition: attachment; filename="tool.exe"',
+    '',
+    'MZ',
+    '--b',
+    'Content-Type: application/pdf',
+    'Content-Disposition: attachment; filename="report.pdf"',
+    '',
+    '%PDF-',
+    '--b',
+    'Content-Type: text/plain',
+    'Content-Disposition: attachment; filename="notes.txt"',
+    '',
+    'notes',
+    '--b--',
+    '',
+  );
+  // ids.ts's rule, written out: `kbf_` and 22 characters of the base64url SHA-256 of the parts, newline-joined.
+  const fileIdOf = (index: number) =>
+    `kbf_${createHash('sha256')
+      .update(['org_1', 'agt_1', messageKey, String(index)].join('\n'))
+      .digest('base64url')
+      .slice(0, 22)}`;
+  const filing = {
+    ...agent,
+    emailAttachmentsToKnowledgeBaseId: 'kb_1',
+    emailAttachmentsFileTypeFilter: 'pdf,txt',
+  };
+
+  it('adds each accepted attachment under an id derived from the mail and its place in it, as the sender', async () => {
+    const world = serviceIn({ raw: withFiles, agent: filing });
+    expect(await world.service.ingestAttachments(input, 'usr_1')).to.deep.equal([fileIdOf(1), fileIdOf(2)]);
+    const added = world.writes.filter((w) => w[0] === 'addFromBytes');
+    expect(
+      added.map(([, kb, f]) => [kb, { ...(f as object), bytes: String((f as { bytes: Buffer }).bytes) }]),
+    ).to.deep.equal([
+      [
+        'kb_1',
+        {
+          fileId: fileIdOf(1),
+          fileName: 'report.pdf',
+          contentType: 'application/pdf',
+          bytes: '%PDF-',
+          creatorUserId: 'usr_1',
+        },
+      ],
+      [
+        'kb_1',
+        {
+          fileId: fileIdOf(2),
+          fileName: 'notes.txt',
+          contentType: 'text/plain',
+          bytes: 'notes',
+          creatorUserId: 'usr_1',
+        },
+      ],
+    ]);
+  });
+
+  it('adds nothing for an agent gone or not filing attachments, and leaves out a file its knowledge base refused', async () => {
+    for (const gone of [null, agent]) {
+      const world = serviceIn({ raw: withFiles, agent: gone });
+      expect(await world.service.ingestAttachments(input, 'usr_1')).to.deep.equal([]);
+      // nor is the mail read from the object store (up to the size limit) for nothing
+      expect([world.writes, world.reads]).to.deep.equal([[], []]);
+    }
+    const refused = serviceIn({ raw: withFiles, agent: filing, kbFileMissing: [fileIdOf(1)] });
+    expect(await refused.service.ingestAttachments(input, 'usr_1')).to.deep.equal([fileIdOf(2)]);
   });
 });
