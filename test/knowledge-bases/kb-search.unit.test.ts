@@ -1,6 +1,16 @@
 import { expect } from 'chai';
 import type { SearchHit } from '@lib/knowledge-bases/kb-search.service';
-import { admin, indexed, member, OPENAI, outcome, searchIn, worldOf, type Kb } from './kb-search-world';
+import {
+  admin,
+  indexed,
+  LOCAL,
+  member,
+  OPENAI,
+  outcome,
+  searchIn,
+  worldOf,
+  type Kb,
+} from './kb-search-world';
 
 /*
  * GET {org}/knowledgebases/search (interface spec): "semantic search over every knowledge base the caller can
@@ -246,6 +256,60 @@ describe('knowledge base search (unit, stores in memory)', () => {
     expect(asked.queries.map((q) => q.query.topK)).to.deep.equal([6, 12, 24]);
     const second = await service.searchOne(ann, 'kb_handbook', { ...page, limit: 5, offset: 5 });
     expect(ids(second.items)).to.deep.equal(['vec_ready5', 'vec_ready6']);
+  });
+
+  it('stops asking once the page is full, even exactly, and embeds the question once for every round', async () => {
+    const stale = Array.from({ length: 6 }, (_, i) => {
+      const item = indexed('org_1', 'kb_handbook', `reindexing${i}`, 0.9 - i * 0.001);
+      return { ...item, file: { ...item.file, status: 'PROCESSING' } };
+    });
+    const ready = Array.from({ length: 20 }, (_, i) =>
+      indexed('org_1', 'kb_handbook', `ready${i}`, 0.5 - i * 0.01),
+    );
+    const { service, asked } = searchIn(worldOf(kbs, [...stale, ...ready]));
+    const found = await service.searchOne(ann, 'kb_handbook', { ...page, limit: 5 });
+    expect(ids(found.items)).to.deep.equal([
+      'vec_ready0',
+      'vec_ready1',
+      'vec_ready2',
+      'vec_ready3',
+      'vec_ready4',
+    ]);
+    // 12 passages hold exactly the 6 READY ones a page of 5 and the one past it need: no third round
+    expect(asked.queries.map((q) => q.query.topK)).to.deep.equal([6, 12]);
+    expect(asked.embedded).to.deep.equal([{ model: LOCAL, texts: ['rent'] }]);
+  });
+
+  it("asks again while any one model's passages came back full, though another's did not", async () => {
+    const stale = Array.from({ length: 6 }, (_, i) => {
+      const item = indexed('org_1', 'kb_handbook', `reindexing${i}`, 0.9 - i * 0.001);
+      return { ...item, file: { ...item.file, status: 'PROCESSING' } };
+    });
+    const ready = Array.from({ length: 10 }, (_, i) =>
+      indexed('org_1', 'kb_handbook', `ready${i}`, 0.5 - i * 0.01),
+    );
+    // Another organization's public knowledge base, of the other model: one passage, ranked last.
+    const items = [...stale, ...ready, indexed('org_2', 'kb_public', 'public', 0.1, OPENAI)];
+    const { service, asked } = searchIn(worldOf(kbs, items));
+    const found = await service.searchAll(ann, page);
+    expect(ids(found.items)).to.deep.equal([
+      'vec_ready0',
+      'vec_ready1',
+      'vec_ready2',
+      'vec_ready3',
+      'vec_ready4',
+    ]);
+    expect(asked.queries.map((q) => [q.model, q.query.topK])).to.have.deep.members([
+      [LOCAL, 6],
+      [OPENAI, 6],
+      [LOCAL, 12],
+      [OPENAI, 12],
+    ]);
+    // each model embeds the question once, whatever the rounds
+    expect(asked.embedded).to.have.deep.members([
+      { model: LOCAL, texts: ['rent'] },
+      { model: OPENAI, texts: ['rent'] },
+    ]);
   });
 
   it('asks the vector store for at most 4,000 passages however many stale ones rank first', async () => {
