@@ -1,10 +1,4 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  executeChild,
-  patched,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { executeChild, patched, workflowInfo } from '@temporalio/workflow';
 import { childSearchAttributes } from './search-attributes';
 import {
   FAILURES,
@@ -22,6 +16,7 @@ import {
 } from '@contracts';
 import { failureReason } from './agent-loop';
 import { chainSteps, chainStore } from './chain-activity-proxies';
+import { spentModelCalls } from './spent-model-calls';
 
 function failureType(err: unknown): string | undefined {
   let e = err as { cause?: unknown; type?: string } | undefined;
@@ -30,17 +25,6 @@ function failureType(err: unknown): string | undefined {
     e = e.cause as typeof e;
   }
   return undefined;
-}
-
-/**
- * The model calls a step's activity made before the step failed for good: its chainStepFailed failure carries
- * them (each one billed), so the run view counts them. 0 for any other failure (a fan-out element's included).
- */
-function spentModelCalls(err: unknown): number {
-  if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) return 0;
-  if (err.cause.type !== FAILURES.chainStepFailed) return 0;
-  const spent = err.cause.details?.[0] as { modelCalls?: unknown } | undefined;
-  return typeof spent?.modelCalls === 'number' ? spent.modelCalls : 0;
 }
 
 /** Runs a fan-out step's elements in slices, one child workflow per slice, one slice after another. */
@@ -100,6 +84,8 @@ export async function chainRunWorkflow(input: ChainRunInput): Promise<ChainRunRe
   let previous: UnwrittenStep | undefined;
   for (const [i, step] of plan.steps.entries()) {
     let outcome: ChainStepOutcome;
+    // still true after the catch when an element failed the step
+    let fanningOut = false;
     try {
       const stepInput: ChainStepInput = {
         ...execution,
@@ -112,7 +98,9 @@ export async function chainRunWorkflow(input: ChainRunInput): Promise<ChainRunRe
         planned && i === 0 ? { ...stepInput, marksRunning: true } : stepInput,
       );
       if (outcome.kind === 'fan-out') {
+        fanningOut = true;
         await fanOut(execution, step.stepId, outcome.elements, (outcome.fanOut ?? plan.fanOut)!);
+        fanningOut = false;
         outcome = await chainSteps.collectChainFanOut(stepInput);
       }
     } catch (err) {
@@ -128,6 +116,8 @@ export async function chainRunWorkflow(input: ChainRunInput): Promise<ChainRunRe
         statusMessage,
         failedStepId: step.stepId,
         ...(outcome.modelCalls ? { failedStepModelCalls: outcome.modelCalls } : {}),
+        // the elements that succeeded hold their model calls with their outputs
+        ...(fanningOut ? { failedInFanOut: true } : {}),
         ...(previous ? { previous } : {}),
       });
       return { status: 'failed', statusMessage };

@@ -239,6 +239,34 @@ describe('action chain runs', function () {
     return steps.find((s) => s.stepOrder === stepOrder)!._id;
   }
 
+  it("counts and bills every model call of a fan-out step that an element failed, the elements' that succeeded too", async () => {
+    const chain = await createRunnableChain(env, org, [
+      {
+        stepOrder: 1,
+        name: 'each',
+        forEachElement: '$.input.items',
+        instructions: 'Item {{element}}',
+        outputSchema: obj({ x: str }),
+      },
+    ]);
+    // Element 0 answers at once; element 1 never answers JSON, three times over.
+    chain.answer((body) =>
+      userText(body).includes('Item good') ? { content: '{"x":"ok"}' } : { content: 'not json' },
+    );
+    const billed = async () =>
+      (await env.deps.services.credits.summary(org.organizationId, 100)).recentUsage.filter(
+        (u) => u.purpose === 'chain-step',
+      ).length;
+    const billedBefore = await billed();
+    const run = await runToEnd(env, org, chain.chainId, { items: ['good', 'bad'] });
+    expect(run.statusMessage).to.equal(
+      'step 1 (each) failed: element 1: the answer did not fit the output schema after 3 attempts: the answer is not JSON',
+    );
+    expect(chain.calls()).to.have.length(4);
+    expect(run.steps.map((s) => [s.stepOrder, s.outcome, s.modelCalls])).to.deep.equal([[1, 'failed', 4]]);
+    expect((await billed()) - billedBefore).to.equal(4);
+  });
+
   it('runs a fan-out over an empty array without the model, and fails one over a non-array', async () => {
     const chain = await createRunnableChain(env, org, [
       { stepOrder: 1, name: 'each', forEachElement: '$.input.items', outputSchema: obj({ x: str }) },

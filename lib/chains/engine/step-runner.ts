@@ -36,6 +36,8 @@ export type FinishRunInput = ChainRunInput & {
   failedStepId?: string;
   /** the model calls the failed step made before it failed (each one billed) */
   failedStepModelCalls?: number;
+  /** a fan-out element failed the step: the calls of the elements that succeeded count too */
+  failedInFanOut?: boolean;
   previous?: UnwrittenStep;
 };
 
@@ -255,6 +257,10 @@ export class StepRunner {
       actionChainId && input.failedStepId
         ? await tenant.chains.getStep(actionChainId, input.failedStepId)
         : null;
+    const elementCalls =
+      step && input.failedInFanOut
+        ? (await tenant.chainRuns.elementOutputs(input.runId, step._id)).reduce((n, o) => n + o.modelCalls, 0)
+        : 0;
     // A superseded execution writes nothing: the run is another execution's now.
     if (step)
       await tenant.chainRuns.recordStep(input.runId, input.generation, {
@@ -263,7 +269,7 @@ export class StepRunner {
         name: step.name,
         outcome: 'failed',
         detail: input.statusMessage,
-        modelCalls: input.failedStepModelCalls ?? 0,
+        modelCalls: (input.failedStepModelCalls ?? 0) + elementCalls,
         generation: input.generation,
         finishedAt: new Date(),
       });
