@@ -113,6 +113,7 @@ export const areas = {
       'lib/knowledge-bases/etl-rules.service.ts',
     ],
     spec: [
+      'test/knowledge-bases/etl-conditions.unit.test.ts',
       'test/knowledge-bases/kb-access.unit.test.ts',
       'test/knowledge-bases/search-tool.unit.test.ts',
       'test/knowledge-bases/kb-search.unit.test.ts',
