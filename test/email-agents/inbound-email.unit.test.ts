@@ -16,6 +16,27 @@ const agent = { agentId: 'agt_1', emailAddress: 'desk@agents.example.test', emai
 const member = { organizationId: 'org_1', userId: 'usr_1', role: 'member' };
 
 const crlf = (...lines: string[]) => Buffer.from(lines.join('\r\n'));
+/** A mail from the member saying "See attached.", with these attachments: [content type, file name, body]. */
+const mailWithFiles = (headers: string[], files: Array<[string, string, string]>) =>
+  crlf(
+    'From: member@example.test',
+    ...headers,
+    'Content-Type: multipart/mixed; boundary="b"',
+    '',
+    '--b',
+    'Content-Type: text/plain',
+    '',
+    'See attached.',
+    ...files.flatMap(([type, name, body]) => [
+      '--b',
+      `Content-Type: ${type}`,
+      `Content-Disposition: attachment; filename="${name}"`,
+      '',
+      body,
+    ]),
+    '--b--',
+    '',
+  );
 const question = crlf(
   'From: member@example.test',
   'To: desk@agents.example.test',
@@ -298,32 +319,13 @@ describe('an inbound mail that becomes no conversation', () => {
 });
 
 describe("an inbound mail's user message", () => {
-  const withFiles = crlf(
-    'From: member@example.test',
-    'Subject: files',
-    'Content-Type: multipart/mixed; boundary="b"',
-    '',
-    '--b',
-    'Content-Type: text/plain',
-    '',
-    'See attached.',
-    '--b',
-    'Content-Type: application/pdf',
-    'Content-Disposition: attachment; filename="report.pdf"',
-    '',
-    '%PDF-',
-    '--b',
-    'Content-Type: application/octet-stream',
-    'Content-Disposition: attachment; filename="tool.exe"',
-    '',
-    'MZ',
-    '--b',
-    'Content-Type: application/octet-stream',
-    'Content-Disposition: attachment; filename="data.xyz"',
-    '',
-    'x',
-    '--b--',
-    '',
+  const withFiles = mailWithFiles(
+    ['Subject: files'],
+    [
+      ['application/pdf', 'report.pdf', '%PDF-'],
+      ['application/octet-stream', 'tool.exe', 'MZ'],
+      ['application/octet-stream', 'data.xyz', 'x'],
+    ],
   );
 
   it('says which attachments went into the knowledge base and which did not, and why', async () => {
@@ -369,31 +371,13 @@ describe("an inbound mail's user message", () => {
 });
 
 describe("an inbound mail's attachments into the knowledge base", () => {
-  const withFiles = crlf(
-    'From: member@example.test',
-    'Content-Type: multipart/mixed; boundary="b"',
-    '',
-    '--b',
-    'Content-Type: text/plain',
-    '',
-    'See attached.',
-    '--b',
-    'Content-Type: application/octet-stream',
-    'Content-Disposition: attachment; filename="tool.exe"',
-    '',
-    'MZ',
-    '--b',
-    'Content-Type: application/pdf',
-    'Content-Disposition: attachment; filename="report.pdf"',
-    '',
-    '%PDF-',
-    '--b',
-    'Content-Type: text/plain',
-    'Content-Disposition: attachment; filename="notes.txt"',
-    '',
-    'notes',
-    '--b--',
-    '',
+  const withFiles = mailWithFiles(
+    [],
+    [
+      ['application/octet-stream', 'tool.exe', 'MZ'],
+      ['application/pdf', 'report.pdf', '%PDF-'],
+      ['text/plain', 'notes.txt', 'notes'],
+    ],
   );
   // ids.ts's rule, written out: `kbf_` and 22 characters of the base64url SHA-256 of the parts, newline-joined.
   const fileIdOf = (index: number) =>

@@ -66,6 +66,15 @@ const bob = member('usr_bob');
 const page = { q: 'rent', limit: 5, offset: 0 };
 
 const ids = (hits: SearchHit[]) => hits.map((h) => h.vectorId);
+/** `n` passages of the handbook, in files being reindexed (`reindexing0`…), ranked above any READY one. */
+const reindexing = (n: number) =>
+  Array.from({ length: n }, (_, i) => {
+    const item = indexed('org_1', 'kb_handbook', `reindexing${i}`, 0.9 - i * 1e-5);
+    return { ...item, file: { ...item.file, status: 'PROCESSING' } };
+  });
+/** `n` passages of READY handbook files (`ready0`…), best first. */
+const ready = (n: number) =>
+  Array.from({ length: n }, (_, i) => indexed('org_1', 'kb_handbook', `ready${i}`, 0.5 - i * 0.01));
 const kbIdsError = (id: string) => `400 kbIds: ${id} does not exist or is not visible to you`;
 
 describe('knowledge base search (unit, stores in memory)', () => {
@@ -259,14 +268,7 @@ describe('knowledge base search (unit, stores in memory)', () => {
   });
 
   it('stops asking once the page is full, even exactly, and embeds the question once for every round', async () => {
-    const stale = Array.from({ length: 6 }, (_, i) => {
-      const item = indexed('org_1', 'kb_handbook', `reindexing${i}`, 0.9 - i * 0.001);
-      return { ...item, file: { ...item.file, status: 'PROCESSING' } };
-    });
-    const ready = Array.from({ length: 20 }, (_, i) =>
-      indexed('org_1', 'kb_handbook', `ready${i}`, 0.5 - i * 0.01),
-    );
-    const { service, asked } = searchIn(worldOf(kbs, [...stale, ...ready]));
+    const { service, asked } = searchIn(worldOf(kbs, [...reindexing(6), ...ready(20)]));
     const found = await service.searchOne(ann, 'kb_handbook', { ...page, limit: 5 });
     expect(ids(found.items)).to.deep.equal([
       'vec_ready0',
@@ -281,15 +283,8 @@ describe('knowledge base search (unit, stores in memory)', () => {
   });
 
   it("asks again while any one model's passages came back full, though another's did not", async () => {
-    const stale = Array.from({ length: 6 }, (_, i) => {
-      const item = indexed('org_1', 'kb_handbook', `reindexing${i}`, 0.9 - i * 0.001);
-      return { ...item, file: { ...item.file, status: 'PROCESSING' } };
-    });
-    const ready = Array.from({ length: 10 }, (_, i) =>
-      indexed('org_1', 'kb_handbook', `ready${i}`, 0.5 - i * 0.01),
-    );
     // Another organization's public knowledge base, of the other model: one passage, ranked last.
-    const items = [...stale, ...ready, indexed('org_2', 'kb_public', 'public', 0.1, OPENAI)];
+    const items = [...reindexing(6), ...ready(10), indexed('org_2', 'kb_public', 'public', 0.1, OPENAI)];
     const { service, asked } = searchIn(worldOf(kbs, items));
     const found = await service.searchAll(ann, page);
     expect(ids(found.items)).to.deep.equal([
@@ -313,11 +308,7 @@ describe('knowledge base search (unit, stores in memory)', () => {
   });
 
   it('asks the vector store for at most 4,000 passages however many stale ones rank first', async () => {
-    const items: Array<ReturnType<typeof indexed>> = Array.from({ length: 5000 }, (_, i) => {
-      const item = indexed('org_1', 'kb_handbook', `reindexing${i}`, 0.9 - i * 1e-5);
-      return { ...item, file: { ...item.file, status: 'PROCESSING' } };
-    });
-    items.push(indexed('org_1', 'kb_handbook', 'ready', 0.1));
+    const items = [...reindexing(5000), indexed('org_1', 'kb_handbook', 'ready', 0.1)];
     const { service, asked } = searchIn(worldOf(kbs, items));
     const found = await service.searchOne(ann, 'kb_handbook', { ...page, limit: 5 });
     expect(found.items).to.deep.equal([]);
