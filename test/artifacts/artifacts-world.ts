@@ -203,10 +203,14 @@ class FakeApprovals {
 export class FakeObjects {
   readonly bytes = new Map<string, Buffer>();
   readonly links: Array<{ key: string; fileName: string; opts: object }> = [];
+  readonly puts: string[] = [];
+  readonly reads: Array<{ key: string; maxBytes: number }> = [];
   async put(key: string, bytes: Uint8Array) {
+    this.puts.push(key);
     this.bytes.set(key, Buffer.from(bytes));
   }
   async read(key: string, maxBytes: number) {
+    this.reads.push({ key, maxBytes });
     const found = this.bytes.get(key);
     if (!found) throw Object.assign(new Error('missing'), { name: 'NoSuchKey' });
     if (found.length > maxBytes) throw new ObjectTooLarge('too large');
