@@ -66,7 +66,9 @@ describe('artifact access', () => {
 
   it('lets a member it is shared with read and download it, but change nothing (403)', async () => {
     await w.artifacts.share(alice, id, { userIds: ['usr_bob'] });
-    expect((await w.artifacts.get(bob, id)).artifact.artifactId).to.equal(id);
+    const read = (await w.artifacts.get(bob, id)).artifact;
+    expect(read.artifactId).to.equal(id);
+    expect(read.versions!.map((v) => v.version)).to.deep.equal([1]);
     expect((await w.artifacts.downloadLink(bob, id)).artifactId).to.equal(id);
     for (const change of [
       w.artifacts.publish(bob, id, html),
