@@ -82,6 +82,8 @@ describe('artifact access', () => {
     expect((await w.artifacts.get(alice, id)).artifact).to.include({ name: 'Leads', versionCount: 1 });
     // another member is still not in the share
     expect(await refusal(w.artifacts.get(ctxOf('chat', 'usr_carol'), id))).to.deep.equal(NOT_FOUND);
+    // shared with no group: deciding needs no look-up of anyone's group
+    expect(w.groupLookups).to.deep.equal([]);
   });
 
   it('lets members of a shared group read it, and only them', async () => {

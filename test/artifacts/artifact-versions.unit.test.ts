@@ -65,7 +65,9 @@ describe('artifact versions', () => {
     };
     const updated = await w.versions.append(ORG, id, text('mine'), by);
     expect(updated.versions.at(-1)!.version).to.equal(3);
-    expect(w.objects.puts.slice(1)).to.deep.equal([updated.versions.at(-1)!.key]);
+    expect(w.objects.puts.slice(1)).to.deep.equal([
+      { key: updated.versions.at(-1)!.key, contentType: 'text/plain' },
+    ]);
   });
 
   it('gives up after five lost races with a 409', async () => {

@@ -36,8 +36,12 @@ describe('artifacts service', () => {
       expect(artifact.versions).to.have.length(1);
       expect(v).to.deep.include({ version: 1, sizeBytes: 14, createdBy: 'usr_alice', agentId: null });
       expect(artifact.currentVersion.versionId).to.equal(v.versionId);
+      // ids carry their kind as a readable prefix (lib/ids.ts)
+      expect(artifact.artifactId).to.match(/^art_[\w-]{16}$/);
+      expect(v.versionId).to.match(/^ver_[\w-]{16}$/);
       const key = `artifacts/org_a/${artifact.artifactId}/${v.versionId}`;
       expect(w.objects.bytes.get(key)?.toString()).to.equal('<h1>Leads</h1>');
+      expect(w.objects.puts).to.deep.equal([{ key, contentType: 'text/html' }]);
     });
 
     it('refuses a blank name or bad content before storing anything', async () => {
@@ -83,6 +87,7 @@ describe('artifacts service', () => {
       expect(published.artifact.versions!.map((v) => v.version)).to.deep.equal([1, 2]);
       expect(published.artifact.versions![0]!.versionId).to.equal(first);
       expect(published.artifact.currentVersion).to.deep.include({ version: 2, sizeBytes: 2 });
+      expect(published.artifact.currentVersion.versionId).to.match(/^ver_[\w-]{16}$/);
     });
   });
 
