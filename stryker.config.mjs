@@ -127,6 +127,16 @@ export const areas = {
   artifacts: {
     mutate: ['lib/artifacts/**/*.ts', '!lib/artifacts/*.schema.ts'],
     spec: [
+      'test/artifacts/artifacts-service.unit.test.ts',
+      'test/artifacts/artifact-access.unit.test.ts',
+      'test/artifacts/artifacts-pins.unit.test.ts',
+      'test/artifacts/tool-artifacts.unit.test.ts',
+      'test/artifacts/app-runtime.unit.test.ts',
+      'test/artifacts/app-session.unit.test.ts',
+      'test/artifacts/app-manifests.unit.test.ts',
+      'test/artifacts/artifact-versions.unit.test.ts',
+      'test/artifacts/artifact-content.unit.test.ts',
+      'test/artifacts/artifact-views.unit.test.ts',
       'test/artifacts/app-manifest.unit.test.ts',
       'test/artifacts/artifact-content-type.unit.test.ts',
       'test/artifacts/artifacts.test.ts',
