@@ -29,7 +29,8 @@ export interface Run {
   stateJson: string;
   generation: number;
   stepResults: Record<string, StepResult>;
-  stateVersion: number;
+  /** absent in runs written before it existed */
+  stateVersion?: number;
   startedByUserId: string;
 }
 
@@ -76,12 +77,15 @@ export class FakeRuns {
     this.beforeRecord?.();
     const run = this.runs.get(runId);
     const ok =
-      !!run && run.generation === generation && (version === undefined || run.stateVersion === version);
+      !!run &&
+      run.generation === generation &&
+      (version === undefined || (run.stateVersion ?? 0) === version);
     this.recordCalls.push({ result: copy(result), stateJson, stateVersion: version, ok });
     if (!ok) return false;
     run.stepResults[result.stepId] = copy(result);
     if (stateJson) run.stateJson = stateJson;
-    run.stateVersion++;
+    // $inc on a run written before stateVersion existed starts it at 1.
+    run.stateVersion = (run.stateVersion ?? 0) + 1;
     return true;
   }
 
@@ -154,6 +158,13 @@ export class FakeRuns {
     for (const [id, e] of this.elements)
       if (e.runId === runId && (!stepId || e.stepId === stepId)) this.elements.delete(id);
   }
+}
+
+/** One organization's chains store, as the world holds it (cast to ChainsStore where the engine takes it). */
+export interface ChainStore {
+  chains: object;
+  chainRuns: FakeRuns;
+  chainAttachments: { listForChain(actionChainId: string): Promise<Array<{ stepId: string }>> };
 }
 
 export interface Step {
@@ -249,6 +260,7 @@ export class ScriptedModel {
 export class FakeCredits {
   usage: Array<{ model: string; prompt: number; completion: number; reference: string }> = [];
   reads = 0;
+  purposes: string[] = [];
   /** a payment lands only after the I/O callbacks queued before it (as a real round trip would) */
   slowPayments = false;
   constructor(public balanceNow = 100) {}
@@ -262,8 +274,14 @@ export class FakeCredits {
   }
   async recordUsage(
     _org: string,
-    call: { model: string; usage: { prompt_tokens: number; completion_tokens: number }; reference?: string },
+    call: {
+      purpose: string;
+      model: string;
+      usage: { prompt_tokens: number; completion_tokens: number };
+      reference?: string;
+    },
   ) {
+    this.purposes.push(call.purpose);
     if (this.slowPayments) await new Promise((resolve) => setImmediate(resolve));
     this.usage.push({
       model: call.model,
@@ -309,7 +327,11 @@ export function engineWorld(
       return s && s.actionChainId === id ? copy(s) : null;
     },
   };
-  const tenant = { chains, chainRuns: runs, chainAttachments: { listForChain: async () => [] } };
+  const tenant: ChainStore = {
+    chains,
+    chainRuns: runs,
+    chainAttachments: { listForChain: async () => [] as Array<{ stepId: string }> },
+  };
   const model = new ScriptedModel(opts.replies);
   const credits = new FakeCredits(opts.balance);
   runs.paidAtFinish = () => credits.usage.length;

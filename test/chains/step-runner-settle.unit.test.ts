@@ -10,7 +10,7 @@ function anotherWriterOnce(world: World, fields: object) {
     world.runs.beforeRecord = undefined;
     const run = world.runs.runs.get('run_1')!;
     run.stateJson = JSON.stringify({ ...JSON.parse(run.stateJson), ...fields });
-    run.stateVersion++;
+    run.stateVersion = 1 + (run.stateVersion ?? 0);
   };
 }
 
