@@ -225,11 +225,14 @@ export interface Reply {
 /** A model that answers the chat-completions shape from a script, and keeps each request. */
 export class ScriptedModel {
   requests: Array<Record<string, unknown>> = [];
+  /** the abort signal each request was made with */
+  signals: Array<AbortSignal | undefined> = [];
   constructor(public script: Reply[] = []) {}
 
   client() {
-    const create = async (body: Record<string, unknown>) => {
+    const create = async (body: Record<string, unknown>, options?: { signal?: AbortSignal }) => {
       this.requests.push(copy(body));
+      this.signals.push(options?.signal);
       const reply = this.script.shift();
       if (!reply) throw new Error('the scripted model has no answer left');
       if (reply.error) throw reply.error;
