@@ -55,7 +55,11 @@ export class FakeRuns {
   /** runs a hook before each recordStep applies (another writer, a re-run) */
   beforeRecord?: () => void;
 
+  /** how many times a run was read (get) */
+  reads = 0;
+
   async get(runId: string) {
+    this.reads++;
     const run = this.runs.get(runId);
     return run ? copy(run) : null;
   }

@@ -128,6 +128,15 @@ describe('fan-out elements (engine, in memory)', () => {
     expect(world.runs.elements.get('run_1:stp_1:0')!.outputJson).to.equal(null);
   });
 
+  it("loads a step's run once for all its elements on a worker", async () => {
+    const { world, steps, elements } = fanOutWorld(2, [{ content: 'a' }, { content: 'b' }]);
+    await steps.runChainStep(stepInput(1), attempt());
+    const before = world.runs.reads;
+    await elements.runElement(element(0), attempt(true));
+    await elements.runElement(element(1), attempt(true));
+    expect(world.runs.reads - before).to.equal(1);
+  });
+
   it('loads the step again for the next element once a load failed', async () => {
     const { world, steps, elements } = fanOutWorld(1, [{ content: 'ok' }]);
     await steps.runChainStep(stepInput(1), attempt());

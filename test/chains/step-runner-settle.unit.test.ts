@@ -74,6 +74,16 @@ describe('chain steps over a stale copy, and the end of a run (engine, in memory
     expect(world.credits.reads).to.equal(0);
   });
 
+  it("plans an older execution (no chain in its input) from the run's chain, holding no copy", async () => {
+    const world = engineWorld([step(1), step(2)], { replies: [{ content: 'a' }] });
+    const runner = runnerOf(world);
+    const plan = await runner.beginRun({ organizationId: ORG, runId: 'run_1', generation: 1 });
+    expect(plan.steps.map((s) => s.stepId)).to.deep.equal(['stp_1', 'stp_2']);
+    await runner.runChainStep(stepInput(1), attempt());
+    // Without a copy held, the step read the run and the balance itself.
+    expect(world.credits.reads).to.equal(1);
+  });
+
   it('refuses to begin an execution the run no longer belongs to', async () => {
     const world = engineWorld([step(1)]);
     const err = await runnerOf(world)
