@@ -34,7 +34,7 @@ export function invariantLines(invariants: Invariant[]): string[] {
 
 export function rssTable(
   figures: Record<string, ReturnType<typeof rssFigures>>,
-  limitMbPer10Min: number,
+  limitMbPer10Min: Record<string, number>,
 ): string {
   return table(
     [
@@ -44,7 +44,7 @@ export function rssTable(
       'last',
       'max',
       'RSS slope (MB / 10 min)',
-      `limit ${limitMbPer10Min}`,
+      'limit',
       'used heap slope',
     ],
     Object.entries(figures).map(([name, f]) => [
@@ -54,7 +54,7 @@ export function rssTable(
       `${f.lastMb.toFixed(0)} MB`,
       `${f.maxMb.toFixed(0)} MB`,
       f.slopeMbPer10Min.toFixed(1),
-      f.slopeMbPer10Min <= limitMbPer10Min ? 'ok' : 'FAIL',
+      `${limitMbPer10Min[name]} ${f.slopeMbPer10Min <= limitMbPer10Min[name]! ? 'ok' : 'FAIL'}`,
       Number.isFinite(f.heapSlopeMbPer10Min) ? f.heapSlopeMbPer10Min.toFixed(1) : '—',
     ]),
   );
