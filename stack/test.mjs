@@ -31,16 +31,18 @@ const wholeSuite = process.argv.length <= 2;
 const soakWanted =
   process.env.SOAK === '1' || (wholeSuite && !contractOnly && process.env.CI && process.env.SOAK !== '0');
 const soak = soakWanted ? runSoak(env, dataDir, Number(process.env.SOAK_MINUTES ?? 3)) : undefined;
+const since = Date.now();
+const elapsed = () => `${Math.round((Date.now() - since) / 1000)} s`;
 if (contractOnly || (wholeSuite && (process.env.CI || process.env.SCHEMATHESIS === '1'))) {
   const stCode = await runSchemathesis(env, dataDir);
-  console.log(`schemathesis: ${stCode === 0 ? 'no findings' : 'FINDINGS (see above)'}`);
+  console.log(`schemathesis: ${stCode === 0 ? 'no findings' : 'FINDINGS (see above)'} (${elapsed()})`);
   if (stCode === 0) passed++;
   else failed++;
   code = code || stCode;
 }
 if (soak) {
   const soakCode = await soak;
-  console.log(`soak: ${soakCode === 0 ? 'every invariant holds' : 'BROKEN (see above)'}`);
+  console.log(`soak: ${soakCode === 0 ? 'every invariant holds' : 'BROKEN (see above)'} (${elapsed()})`);
   if (soakCode === 0) passed++;
   else failed++;
   code = code || soakCode;
