@@ -12,7 +12,8 @@
  * The mix, per organization: closed-loop clients (SOAK_CLIENTS: turns, chain runs, deliveries, files, table
  * writes, app bridge calls; default 2,1,1,1,1,1) each pausing SOAK_PAUSE_MS (200) between operations, and a
  * schedule fired now every SOAK_FIRE_EVERY_MS (15 s) besides its every-minute cron. Each operation is followed
- * to its final state before the client's next one, so the work in flight stays bounded.
+ * to its final state before the client's next one, so the work in flight stays bounded. Before the clock, the same
+ * mix at twice the clients for SOAK_PRIME_SECONDS (60).
  * Started by bench/run.mjs (`npm run soak`, a throwaway stack) or by stack/test.mjs in CI (docs/testing.md).
  */
 import { randomBytes } from 'node:crypto';
