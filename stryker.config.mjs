@@ -138,6 +138,7 @@ export const areas = {
       'test/artifacts/artifact-content.unit.test.ts',
       'test/artifacts/artifact-views.unit.test.ts',
       'test/artifacts/app-manifest.unit.test.ts',
+      'test/artifacts/app-manifest-spellings.unit.test.ts',
       'test/artifacts/artifact-content-type.unit.test.ts',
       'test/artifacts/artifacts.test.ts',
       'test/artifacts/artifact-sharing.test.ts',
@@ -222,6 +223,8 @@ export default {
   ignoreStatic: true,
   concurrency: 2,
   timeoutMS: 30000,
+  // The chains area's first run covers its integration tests: longer than the default 5 minutes on a busy machine.
+  dryRunTimeoutMinutes: 30,
   reporters: ['clear-text', 'progress', 'json', 'html'],
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
   htmlReporter: { fileName: `reports/mutation/${name}.html` },

@@ -23,6 +23,8 @@ describe('app manifests', () => {
       { organizationId: ORG, id: 'chn_off', name: 'Disabled', runnable: false },
       { organizationId: ORG, id: 'chn_d1', name: 'Dup', runnable: true },
       { organizationId: ORG, id: 'chn_d2', name: 'Dup', runnable: true },
+      { organizationId: ORG, id: 'chn_e1', name: 'Echo', runnable: true },
+      { organizationId: ORG, id: 'chn_e2', name: 'Echo', runnable: true },
       { organizationId: OTHER_ORG, id: 'chn_theirs', name: 'Theirs', runnable: true },
     );
   });
@@ -104,11 +106,11 @@ describe('app manifests', () => {
   });
 
   it('blocks on a name several workflows share, and names every problem at once', async () => {
-    const only = await upload(appHtml({ workflows: ['Dup'] }));
+    const only = await upload(appHtml({ workflows: ['Dup', 'Echo'] }));
     expect(await refusal(w.manifests.approve(admin, only.artifactId))).to.deep.include({
       message:
-        'the manifest cannot be approved; it declares workflow names shared by several workflows (declare their ids): Dup',
-      details: { missingTables: [], missingWorkflows: [], ambiguousWorkflows: ['Dup'] },
+        'the manifest cannot be approved; it declares workflow names shared by several workflows (declare their ids): Dup, Echo',
+      details: { missingTables: [], missingWorkflows: [], ambiguousWorkflows: ['Dup', 'Echo'] },
     });
     const all = await upload(
       appHtml({ workflows: ['Dup', 'nope'], tables: [{ table: 'gone', access: 'read' }] }),

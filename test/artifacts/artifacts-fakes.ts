@@ -127,6 +127,9 @@ export class FakeArtifacts {
   }
   async setPinPositions(positions: Array<{ artifactId: string; position: number }>, creatorUserId?: string) {
     for (const { artifactId, position } of positions) {
+      // the real update names each artifact by id; one without would match any pinned artifact
+      if (typeof artifactId !== 'string' || typeof position !== 'number')
+        throw new Error('a position needs an id');
       const doc = this.own(artifactId);
       if (doc?.pinnedAt && (!creatorUserId || doc.creatorUserId === creatorUserId))
         doc.pinPosition = position;

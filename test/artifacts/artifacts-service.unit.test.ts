@@ -128,15 +128,15 @@ describe('artifacts service', () => {
         await refusal(
           w.artifacts.share(alice, id, {
             userIds: ['usr_eve', 'usr_bob', 'usr_zed'],
-            groupIds: ['grp_x', 'grp_sales'],
+            groupIds: ['grp_x', 'grp_sales', 'grp_y'],
           }),
         ),
       ).to.deep.equal({
         status: 400,
         code: 'invalid_reference',
         message:
-          'userIds: usr_eve, usr_zed are not members of this organization; groupIds: grp_x do not exist',
-        details: { unknownUsers: ['usr_eve', 'usr_zed'], unknownGroups: ['grp_x'] },
+          'userIds: usr_eve, usr_zed are not members of this organization; groupIds: grp_x, grp_y do not exist',
+        details: { unknownUsers: ['usr_eve', 'usr_zed'], unknownGroups: ['grp_x', 'grp_y'] },
       });
       expect(await refusal(w.artifacts.share(alice, id, { userIds: ['usr_zed'] }))).to.deep.include({
         message: 'userIds: usr_zed are not members of this organization',

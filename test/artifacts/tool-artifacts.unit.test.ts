@@ -156,6 +156,7 @@ describe('tool artifacts', () => {
     expect(await refusal(w.tools.update(inConversation, args('art_missing')))).to.deep.equal(convMiss);
     expect(await refusal(w.tools.update(run2, args(fromRun.artifactId)))).to.deep.equal(runMiss);
     expect(await refusal(w.tools.update(inRun, args(fromConv.artifactId)))).to.deep.equal(runMiss);
+    expect(await refusal(w.tools.update(inRun, args('art_missing')))).to.deep.equal(runMiss);
     expect(await refusal(w.tools.update(inRun, { ...args(fromRun.artifactId), name: ' ' }))).to.deep.include({
       status: 400,
     });
