@@ -1,6 +1,7 @@
 // `npm run bench [name…]`: provision and start a throwaway test-profile stack, run the named benchmarks
 // (bench/<name>.ts; default: every bench/*.ts in order, except `_`-prefixed scratch files) one after the
-// other against it, then stop the stack.
+// other against it, then stop the stack. Options after the names (`--minutes 3`) go to every named bench.
+// `soak` (bench/soak.ts, `npm run soak`) runs only when named.
 // STACK_PORT_OFFSET shifts the stack's ports as for `npm test`; KEEP_BENCH_DATA keeps the data folder.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
@@ -19,15 +20,21 @@ import { startStack } from '../stack/services.mjs';
 
 await runOnSupportedNode();
 const benchDir = join(ROOT, 'bench');
-const names = process.argv.slice(2).map((n) => n.replace(/^bench\//, '').replace(/\.ts$/, ''));
+const firstOption = process.argv.findIndex((a, i) => i >= 2 && a.startsWith('--'));
+const benchArgs = firstOption < 0 ? [] : process.argv.slice(firstOption);
+const names = process.argv
+  .slice(2, firstOption < 0 ? undefined : firstOption)
+  .map((n) => n.replace(/^bench\//, '').replace(/\.ts$/, ''));
+// Benches that run only when named: the soak runs for minutes to an hour.
+const NAMED_ONLY = new Set(['soak']);
 const all = readdirSync(benchDir)
-  .filter((f) => f.endsWith('.ts') && !f.startsWith('_'))
+  .filter((f) => f.endsWith('.ts') && !f.startsWith('_') && !NAMED_ONLY.has(f.slice(0, -3)))
   .map((f) => f.slice(0, -3))
   .sort();
 const selected = names.length > 0 ? names : all;
 const unknown = selected.filter((n) => !existsSync(join(benchDir, `${n}.ts`)));
 if (unknown.length > 0) {
-  log(`unknown benchmark(s): ${unknown.join(', ')}; available: ${all.join(', ')}`);
+  log(`unknown benchmark(s): ${unknown.join(', ')}; available: ${[...all, ...NAMED_ONLY].join(', ')}`);
   process.exit(2);
 }
 
@@ -36,8 +43,9 @@ const STACKLESS = new Set(['parse-memory', 'local-model']);
 const needsStack = selected.some((n) => !STACKLESS.has(n));
 
 ensureNpmDeps();
-// api-read, turns, webhooks and neighbours measure the API (and the worker) as they ship (dist/), so they need a fresh build.
-if (selected.some((n) => ['api-read', 'turns', 'webhooks', 'neighbours'].includes(n))) {
+// api-read, turns, webhooks, neighbours and soak measure the API (and the worker) as they ship (dist/), so they need a
+// fresh build.
+if (selected.some((n) => ['api-read', 'turns', 'webhooks', 'neighbours', 'soak'].includes(n))) {
   log('building (tsc)');
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
 }
@@ -66,7 +74,7 @@ try {
     log(`bench ${name}`);
     current = spawn(
       process.execPath,
-      [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(benchDir, `${name}.ts`)],
+      [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(benchDir, `${name}.ts`), ...benchArgs],
       {
         cwd: ROOT,
         env,

@@ -17,13 +17,21 @@ const STACK_VARIABLES = {
   MONGO_H2_HEAP: ['`1g`', 'Java heap of the local embedded database'],
   KEEP_TEST_DATA: ['unset', "keep a test stack's data folder (`.stack/test-data/…`) after the run"],
   KEEP_BENCH_DATA: ['unset', "keep a bench stack's data folder after the run"],
-  CI: ['unset', 'set: `npm test` also runs Schemathesis against the live API after mocha'],
+  CI: [
+    'unset',
+    'set: `npm test` also runs Schemathesis against the live API after mocha, and the soak beside it',
+  ],
   SCHEMATHESIS: [
     'unset',
     '`1`: run Schemathesis after mocha as in CI; `only`: run it alone on a fresh stack',
   ],
   SCHEMATHESIS_SEED: ['`7`', "Schemathesis's seed (a finding is reproducible)"],
   SCHEMATHESIS_MAX_SECONDS: ['`300`', 'how long Schemathesis may run'],
+  SOAK: [
+    'unset',
+    '`0`: `npm test` in CI leaves the soak out; `1`: run it after mocha outside CI too (docs/testing.md#the-soak)',
+  ],
+  SOAK_MINUTES: ['`3`', 'how long the soak `npm test` runs drives its mix'],
   FC_SEED: ['unset', "a property test's seed, to run a printed failure again"],
   RECORD_HISTORIES: [
     'unset',

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, runOnSupportedNode } from './provision.mjs';
 import { runSchemathesis } from './schemathesis.mjs';
+import { runSoak } from './soak.mjs';
 import { startTestStack } from './test-stack.mjs';
 
 await runOnSupportedNode();
@@ -22,13 +23,29 @@ const stats = existsSync(statsFile)
 let passed = stats.passes;
 let failed = stats.failures;
 let code = mochaCode;
+const wholeSuite = process.argv.length <= 2;
 // The whole suite in CI (or SCHEMATHESIS=1) also checks the live API against the contract; it counts as one test.
-if (contractOnly || (process.argv.length <= 2 && (process.env.CI || process.env.SCHEMATHESIS === '1'))) {
+// Beside it the soak runs SOAK_MINUTES (3) on API and worker processes of its own (docs/testing.md): with the whole
+// suite in CI unless SOAK=0, and whenever SOAK=1 (`SCHEMATHESIS=only SOAK=1 npm test` runs the two alone); it counts
+// as one test too.
+const soakWanted =
+  process.env.SOAK === '1' || (wholeSuite && !contractOnly && process.env.CI && process.env.SOAK !== '0');
+const soak = soakWanted ? runSoak(env, dataDir, Number(process.env.SOAK_MINUTES ?? 3)) : undefined;
+const since = Date.now();
+const elapsed = () => `${Math.round((Date.now() - since) / 1000)} s`;
+if (contractOnly || (wholeSuite && (process.env.CI || process.env.SCHEMATHESIS === '1'))) {
   const stCode = await runSchemathesis(env, dataDir);
-  console.log(`schemathesis: ${stCode === 0 ? 'no findings' : 'FINDINGS (see above)'}`);
+  console.log(`schemathesis: ${stCode === 0 ? 'no findings' : 'FINDINGS (see above)'} (${elapsed()})`);
   if (stCode === 0) passed++;
   else failed++;
   code = code || stCode;
+}
+if (soak) {
+  const soakCode = await soak;
+  console.log(`soak: ${soakCode === 0 ? 'every invariant holds' : 'BROKEN (see above)'} (${elapsed()})`);
+  if (soakCode === 0) passed++;
+  else failed++;
+  code = code || soakCode;
 }
 console.log(`tests: ${passed} passed, ${failed} failed, ${stats.pending} skipped`);
 await stop();

@@ -59,7 +59,7 @@ export class StepBilling {
         throw err;
       }
     })();
-    check.catch(() => undefined); // a step that never asks the model never reads it
+    check.catch(() => undefined); // the balance is read at once; a step that never asks the model (runIf) ignores a refusal
     return check;
   }
 
