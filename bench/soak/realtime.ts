@@ -4,6 +4,7 @@
  * the soak can tell a reply that came twice from one that came once.
  */
 import { io, type Socket } from 'socket.io-client';
+import { deltaPlace } from '../lib/deltas';
 
 interface Pending {
   pieces: string[];
@@ -23,13 +24,9 @@ export async function connectChat(baseUrl: string, orgId: string, key: string) {
     const requestId = String(p.requestId);
     const turn = pending.get(requestId);
     if (p.type === 'delta' && turn) {
-      const at: [number, number] = [Number(p.round ?? 0), Number(p.attempt ?? 1)];
-      const [round, attempt] = turn.latest;
-      if (at[0] < round || (at[0] === round && at[1] < attempt)) return;
-      if (at[0] > round || at[1] > attempt) {
-        turn.latest = at;
-        turn.pieces = [];
-      }
+      const place = deltaPlace(turn.latest, p);
+      if (place === 'stale') return;
+      if (place === 'newer') turn.pieces = [];
       turn.pieces[Number(p.seq)] = typeof p.text === 'string' ? p.text : '';
     } else if (p.type === 'message' || p.type === 'error') {
       finals.set(requestId, (finals.get(requestId) ?? 0) + 1);

@@ -6,6 +6,7 @@ import { closeDeps, createDeps, type Deps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
 import { startScriptedLlm } from '@test/helpers/llm';
+import { deltaPlace } from '../lib/deltas';
 import { keepAliveAgent, send } from '../lib/load';
 import { startApiProcess, startWorkerProcess, stopProcess } from '../lib/service-processes';
 
@@ -210,12 +211,9 @@ async function connectSocket(
     const turn = pending.get(String(p.requestId));
     if (!turn) return;
     if (p.type === 'delta') {
-      // docs/agents.md: the reply is the latest round's text from its latest attempt; older deltas are dropped.
-      const at: [number, number] = [Number(p.round ?? 0), Number(p.attempt ?? 1)];
-      const [round, attempt] = turn.latest;
-      if (at[0] < round || (at[0] === round && at[1] < attempt)) return;
-      if (at[0] > round || at[1] > attempt) {
-        turn.latest = at;
+      const place = deltaPlace(turn.latest, p);
+      if (place === 'stale') return;
+      if (place === 'newer') {
         turn.pieces = [];
         turn.arrived = [];
       }
