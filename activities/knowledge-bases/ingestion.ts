@@ -60,7 +60,12 @@ export function createIngestionActivities(deps: IngestionDeps) {
   // One per process: KB_PARSE_CONCURRENCY parse processes at most, whatever the activity concurrency.
   const sandbox = new ParseSandbox(deps.kb.parse, deps.kb.parseConcurrency);
 
-  /** The file and its knowledge base while this run's generation is still wanted; else the run stops. */
+  /**
+   * The file and its knowledge base while this run's generation is still wanted; else the run stops. A run never
+   * finds its own generation in ERROR (that ends it): the API wrote it when this run's start was refused, and a
+   * start a frozen Temporal server took after the call's deadline must not process a file its caller was told
+   * is not being processed.
+   */
   async function live(input: {
     organizationId: string;
     knowledgeBaseId: string;
@@ -72,7 +77,8 @@ export function createIngestionActivities(deps: IngestionDeps) {
       tenant.kbFiles.getIncludingDeleted(input.fileId),
       tenant.knowledgeBases.get(input.knowledgeBaseId),
     ]);
-    if (!file || file.deletedAt || file.generation !== input.generation || !kb) throw superseded();
+    if (!file || file.deletedAt || file.generation !== input.generation || file.status === 'ERROR' || !kb)
+      throw superseded();
     const embedder = deps.embedders.get(kb.embeddingModel);
     return { tenant, file, kb, embedder };
   }

@@ -88,8 +88,8 @@ export class ChainRunsRepository extends TenantRepository {
 
   /**
    * Marks a pending execution running, from now; the run as it is after (null when the execution is not the run's
-   * current one). An execution already running keeps its startedAt: a retried first step must not move it, and a
-   * re-run shown running at once started then.
+   * current one, or its start was refused: see failUnstarted). An execution already running keeps its startedAt:
+   * a retried first step must not move it, and a re-run shown running at once started then.
    */
   async markRunning(runId: string, generation: number) {
     const now = new Date();
@@ -99,7 +99,24 @@ export class ChainRunsRepository extends TenantRepository {
       { $set: { status: 'running', startedAt: now, updatedAt: now } },
       { returnDocument: 'after' },
     );
-    return (marked ?? (await runs.findOne(this.current(runId, generation)))) as ChainRun | null;
+    return (marked ??
+      (await runs.findOne({
+        ...this.current(runId, generation),
+        startedAt: { $ne: null },
+      }))) as ChainRun | null;
+  }
+
+  /**
+   * Fails an execution whose start was refused (the caller was told so), unless it already ended; it never
+   * started, so it has no startedAt. A start that reached Temporal after all (a frozen server that answered after
+   * the call's deadline) then finds it so in markRunning and runs nothing.
+   */
+  async failUnstarted(runId: string, generation: number, statusMessage: string) {
+    const now = new Date();
+    await driverCollection(this.runs).updateOne(
+      { ...this.current(runId, generation), status: { $in: ['pending', 'running'] } },
+      { $set: { status: 'failed', statusMessage, startedAt: null, finishedAt: now, updatedAt: now } },
+    );
   }
 
   /**

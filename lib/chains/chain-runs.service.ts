@@ -191,10 +191,9 @@ export class ChainRunsService {
     try {
       await this.launch(input, triggerId, admitted);
     } catch (err) {
-      await this.runs(organizationId).finish(
+      await this.runs(organizationId).failUnstarted(
         input.runId,
         input.generation,
-        'failed',
         'the run could not be started; run it again',
       );
       throw err;
@@ -281,7 +280,7 @@ export class ChainRunsService {
   async failPending(organizationId: string, runId: string, statusMessage: string): Promise<void> {
     const run = await this.runs(organizationId).get(runId);
     if (run?.status === 'pending')
-      await this.runs(organizationId).finish(run._id, run.generation, 'failed', statusMessage);
+      await this.runs(organizationId).failUnstarted(run._id, run.generation, statusMessage);
   }
 
   async get(ctx: RequestContext, actionChainId: string, runId: string) {

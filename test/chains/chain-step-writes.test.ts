@@ -99,6 +99,31 @@ describe('chain step writes through the driver', () => {
     expect((await tenant().chainRuns.get(run._id))!.status).to.equal('failed');
   });
 
+  it('a run whose start was refused is never run by a start that arrives late; one its execution ended is', async () => {
+    const refused = await newRun();
+    // Only the current execution of this organization's run, and only while it has not ended.
+    await tenant(other).chainRuns.failUnstarted(refused._id, 1, 'the run could not be started; run it again');
+    await tenant().chainRuns.failUnstarted(refused._id, 2, 'the run could not be started; run it again');
+    expect((await tenant().chainRuns.get(refused._id))!.status).to.equal('pending');
+    await tenant().chainRuns.failUnstarted(refused._id, 1, 'the run could not be started; run it again');
+    const failed = (await tenant().chainRuns.get(refused._id))!;
+    expect(failed).to.include({
+      status: 'failed',
+      statusMessage: 'the run could not be started; run it again',
+    });
+    expect(failed.startedAt ?? null).to.equal(null);
+    expect(failed.finishedAt).to.be.instanceOf(Date);
+    // The start the API gave up on reaches Temporal after all: its execution finds nothing to run.
+    expect(await tenant().chainRuns.markRunning(refused._id, 1)).to.equal(null);
+    expect((await tenant().chainRuns.get(refused._id))!.status).to.equal('failed');
+    // A run its own execution started and ended: a retried last step still reads it, and nothing refails it.
+    const ended = await newRun();
+    await tenant().chainRuns.markRunning(ended._id, 1);
+    await tenant().chainRuns.finish(ended._id, 1, 'success', null);
+    await tenant().chainRuns.failUnstarted(ended._id, 1, 'the run could not be started; run it again');
+    expect(await tenant().chainRuns.markRunning(ended._id, 1)).to.include({ status: 'success' });
+  });
+
   it('a debit takes the credits from its organization only, and records when', async () => {
     const start = env.config.credits.startingBalance;
     const credits = env.deps.services.credits;

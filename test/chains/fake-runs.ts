@@ -17,6 +17,8 @@ export interface Run {
   /** absent in runs written before it existed */
   stateVersion?: number;
   startedByUserId: string;
+  /** set when an execution marks it running; null when its start was refused */
+  startedAt?: Date | null;
 }
 
 interface Element {
@@ -52,7 +54,8 @@ export class FakeRuns {
   async markRunning(runId: string, generation: number) {
     const run = this.runs.get(runId);
     if (!run || run.generation !== generation) return null;
-    if (run.status === 'pending') run.status = 'running';
+    if (run.status === 'pending') Object.assign(run, { status: 'running', startedAt: new Date() });
+    else if (!run.startedAt) return null;
     return copy(run);
   }
 

@@ -9,11 +9,13 @@ import { closeDeps, createDeps } from '@lib/deps';
 import { createLogger } from '@lib/logger';
 import type { TestEnv } from './env';
 import { startScriptedLlm } from './llm';
+import { startTcpProxy } from './tcp-proxy';
 import { eventually } from './wait';
 import { ROOT, spawnEntry } from './worker-process';
 
-/** The servers of a fault stack a test may kill and start again (names as stack/services.mjs starts them). */
-export type StackServer = 'mongo-h2' | 'temporal';
+/** The servers of a fault stack a test may kill and start again (names as stack/services.mjs starts them); the
+ * object store and Redis are the stack's own only when it was started with `ownStores`. */
+export type StackServer = 'mongo-h2' | 'temporal' | 'seaweedfs' | 'redis';
 
 interface StackHandle {
   env: Record<string, string>;
@@ -24,10 +26,11 @@ interface StackHandle {
 }
 
 export interface FaultStack extends Omit<StackHandle, 'env' | 'signal'> {
-  /** SIGSTOPs a server: it keeps its sockets open and answers nothing, like a partition or a stuck disk. */
-  freeze: (name: StackServer) => void;
+  /** SIGSTOPs a server: it keeps its sockets open and answers nothing, like a partition or a stuck disk. The
+   * scripted model server lives in the test process: `model` holds every byte to and from it instead. */
+  freeze: (name: StackServer | 'model') => void;
   /** SIGCONTs a frozen server. */
-  thaw: (name: StackServer) => void;
+  thaw: (name: StackServer | 'model') => void;
   /** A TestEnv whose `app` is the API process's URL (supertest takes either) and whose deps reach this stack's
    * database and Temporal from the test process. */
   env: TestEnv;
@@ -64,10 +67,11 @@ function kill(child: ChildProcess | undefined): Promise<void> {
 /**
  * A stack of its own for a test that kills things: its own embedded database and its own Temporal dev server,
  * both on disk in their own data folder (so what they acknowledged survives a SIGKILL and a restart), on ports
- * 50 above this run's test stack; S3 and Redis are the shared test stack's (nobody kills them). The API and the
- * worker run as real processes (node itself, not the tsx wrapper, so a SIGKILL really kills them).
+ * 50 above this run's test stack; S3 and Redis are the shared test stack's unless `ownStores` (a test that
+ * freezes them). The API and the worker run as real processes (node itself, not the tsx wrapper, so a SIGKILL
+ * really kills them); the model server is the test's scripted one, reached through a proxy that can freeze.
  */
-export async function startFaultStack(name: string): Promise<FaultStack> {
+export async function startFaultStack(name: string, opts: { ownStores?: boolean } = {}): Promise<FaultStack> {
   // The stack scripts are ES modules without types: imported by path, typed here.
   const services = (await import(join(ROOT, 'stack', 'services.mjs'))) as {
     startStack: (opts: object) => Promise<StackHandle>;
@@ -79,6 +83,10 @@ export async function startFaultStack(name: string): Promise<FaultStack> {
   const base: NodeJS.ProcessEnv = { ...process.env };
   delete base.MONGODB_URI;
   delete base.TEMPORAL_ADDRESS;
+  if (opts.ownStores) {
+    for (const key of Object.keys(base)) if (key.startsWith('S3_')) delete base[key];
+    delete base.REDIS_URL;
+  }
   base.STACK_PORT_OFFSET = String(Number(process.env.STACK_PORT_OFFSET ?? 0) + 50);
   const dataDir = join(provision.STACK_DIR, 'test-data', `${name}-${process.pid}-${Date.now()}`);
   mkdirSync(join(dataDir, 'logs'), { recursive: true });
@@ -90,13 +98,16 @@ export async function startFaultStack(name: string): Promise<FaultStack> {
   });
 
   const llm = await startScriptedLlm();
+  const llmUrl = new URL(llm.baseURL);
+  const llmProxy = await startTcpProxy(llmUrl.hostname, Number(llmUrl.port));
+  llmUrl.port = String(llmProxy.port);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const processEnv: NodeJS.ProcessEnv = {
     ...process.env,
     ...stack.env,
     PORT: String(port),
-    OPENAI_BASE_URL: llm.baseURL,
+    OPENAI_BASE_URL: llmUrl.href,
     OPENAI_API_KEY: llm.apiKey,
     LLM_PROVIDER: 'openai',
     TEMPORAL_TASK_QUEUE: `faults-${process.pid}-${randomBytes(4).toString('hex')}`,
@@ -137,8 +148,8 @@ export async function startFaultStack(name: string): Promise<FaultStack> {
     url,
     kill: stack.kill,
     restart: stack.restart,
-    freeze: (server) => stack.signal(server, 'SIGSTOP'),
-    thaw: (server) => stack.signal(server, 'SIGCONT'),
+    freeze: (server) => (server === 'model' ? llmProxy.freeze() : stack.signal(server, 'SIGSTOP')),
+    thaw: (server) => (server === 'model' ? llmProxy.thaw() : stack.signal(server, 'SIGCONT')),
     stop: stack.stop,
     health,
     async startApi() {
@@ -158,6 +169,7 @@ export async function startFaultStack(name: string): Promise<FaultStack> {
     async close() {
       await Promise.all([kill(api), kill(worker)]);
       await closeDeps(deps).catch(() => undefined);
+      await llmProxy.close();
       await llm.close();
       await stack.stop();
       if (!process.env.KEEP_TEST_DATA) rmSync(dataDir, { recursive: true, force: true });

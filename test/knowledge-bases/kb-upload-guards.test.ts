@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { workflowIds } from '@contracts';
 import { uploadKeyOf } from '@lib/knowledge-bases/object-store';
 import { createKb, search, settled, uploadFile } from '@test/helpers/kb';
 import { as } from '@test/helpers/org';
@@ -42,6 +43,37 @@ describe('knowledge bases: what an upload URL can still do', function () {
     expect(await (await fetch(link.body.downloadLink as string)).text()).to.equal(LEASE);
     // READY removed what the late PUT left at the upload URL's key
     expect(await env.deps.objects.size(uploadKeyOf(file.key as string))).to.equal(null);
+  });
+
+  it('processes nothing when its start was refused: a start Temporal takes after the deadline stops quietly', async () => {
+    const { env, org } = suite;
+    const kb = await createKb(env, org);
+    const res = await as(env, org.admin.token)
+      .post(org.path(`/knowledgebases/${kb}/files/upload-url`), {
+        fileName: 'lease.txt',
+        contentType: 'text/plain',
+      })
+      .expect(201);
+    const fileId = res.body.fileId as string;
+    // What the API writes when the start call fails (a frozen Temporal server that takes the start later): this
+    // run is the late one.
+    const refused = 'processing could not be started; reindex the file once the service is healthy';
+    await env.deps.repos
+      .tenant(org.organizationId)
+      .kbFiles.setForGeneration(fileId, 1, { status: 'ERROR', statusMessage: refused });
+    const put = await fetch(res.body.uploadUrl as string, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'text/plain' },
+      body: LEASE,
+    });
+    expect(put.status).to.equal(200);
+    const run = env.deps.temporal.client.workflow.getHandle(
+      workflowIds.ingestFile(org.organizationId, fileId, 1),
+    );
+    expect(await run.result()).to.deep.equal({ status: 'superseded' });
+    expect(await settled(env, org, kb, fileId)).to.include({ status: 'ERROR', statusMessage: refused });
+    // The bytes were never taken: a reindex (a new generation) takes them.
+    expect(await env.deps.objects.size(uploadKeyOf(res.body.key as string))).to.equal(LEASE.length);
   });
 
   it('signs a declared size: a PUT of another length is refused, a size over the limit is a 400', async () => {
