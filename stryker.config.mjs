@@ -177,6 +177,8 @@ export const areas = {
       'test/chains/chain-activities-runs.unit.test.ts',
       'test/chains/execution-cache.unit.test.ts',
       'test/chains/fan-out-selection.unit.test.ts',
+      'test/chains/step-tool-scopes.unit.test.ts',
+      'test/chains/pending-payments.unit.test.ts',
       'test/chains/chain-runs.test.ts',
       'test/chains/chain-run-cache.test.ts',
       'test/chains/chain-run-reruns.test.ts',

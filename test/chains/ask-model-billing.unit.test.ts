@@ -108,20 +108,28 @@ describe("a chain step's prompt and payment (engine, in memory)", () => {
     const world = engineWorld([step(1, { outputSchemaJson: schemaOf('a') })], {
       replies: [{ content: '{}' }, { content: '{}' }, { content: '{}' }],
     });
-    world.credits.recordUsage = () => Promise.reject(new Error('ledger down'));
+    const down = new Error('ledger down');
+    world.credits.recordUsage = () => Promise.reject(down);
     const err = await failure(world);
     expect(err!.message).to.match(/^the answer did not fit the output schema after 3 attempts/);
     expect(world.logged).to.deep.equal([
       { level: 'error', msg: 'the model calls of a failed chain step could not be paid for' },
     ]);
+    expect(world.logFields).to.deep.equal([
+      { err: down, organizationId: ORG, runId: 'run_1', stepId: 'stp_1' },
+    ]);
   });
 
   it("logs a step's payment that fails, and keeps its success", async () => {
     const world = engineWorld([step(1)], { replies: [{ content: 'x' }] });
-    world.credits.recordUsage = () => Promise.reject(new Error('ledger down'));
+    const down = new Error('ledger down');
+    world.credits.recordUsage = () => Promise.reject(down);
     const runner = runnerOf(world);
     expect(await runner.runChainStep(stepInput(1), attempt())).to.deep.equal({ kind: 'success' });
     await runner.billing.settled(stepInput(1));
     expect(world.logged).to.deep.equal([{ level: 'error', msg: 'a chain step could not be paid for' }]);
+    expect(world.logFields).to.deep.equal([
+      { err: down, organizationId: ORG, runId: 'run_1', stepId: 'stp_1' },
+    ]);
   });
 });

@@ -76,8 +76,11 @@ export const schemaOf = (...names: string[]) =>
 
 export interface Reply {
   content?: string | null;
-  toolCalls?: Array<{ id: string; name: string; arguments: string }>;
+  /** a call's `type` is 'function' unless given (the API also has 'custom' tools) */
+  toolCalls?: Array<{ id: string; name: string; arguments: string; type?: string }>;
   finishReason?: string;
+  /** a completion without any choice */
+  noChoice?: boolean;
   usage?: { prompt_tokens: number; completion_tokens: number } | null;
   model?: string;
   error?: Error;
@@ -101,19 +104,21 @@ export class ScriptedModel {
         model: reply.model ?? 'gpt-test',
         usage:
           reply.usage === null ? undefined : (reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 }),
-        choices: [
-          {
-            finish_reason: reply.finishReason ?? 'stop',
-            message: {
-              content: reply.content ?? null,
-              tool_calls: reply.toolCalls?.map((c) => ({
-                id: c.id,
-                type: 'function',
-                function: { name: c.name, arguments: c.arguments },
-              })),
-            },
-          },
-        ],
+        choices: reply.noChoice
+          ? []
+          : [
+              {
+                finish_reason: reply.finishReason ?? 'stop',
+                message: {
+                  content: reply.content ?? null,
+                  tool_calls: reply.toolCalls?.map((c) => ({
+                    id: c.id,
+                    type: c.type ?? 'function',
+                    function: { name: c.name, arguments: c.arguments },
+                  })),
+                },
+              },
+            ],
       };
     };
     return { chat: { completions: { create } } } as unknown as OpenAI;
@@ -163,6 +168,13 @@ export interface Logged {
   msg: string;
 }
 
+/** What the engine ended a run's browser sessions for (runSessions.endFor). */
+export interface EndedOwner {
+  type: string;
+  actionChainId?: string;
+  runId: string;
+}
+
 /** The whole world: one chain, its steps and one run `run_1` at generation 1. */
 export function engineWorld(
   steps: Step[],
@@ -200,17 +212,28 @@ export function engineWorld(
   const credits = new FakeCredits(opts.balance);
   runs.paidAtFinish = () => credits.usage.length;
   const logged: Logged[] = [];
-  const log = (level: string) => (_obj: unknown, msg: string) => logged.push({ level, msg });
+  /** the fields of each log line, in the order of `logged` */
+  const logFields: Array<Record<string, unknown>> = [];
+  const log = (level: string) => (obj: Record<string, unknown>, msg: string) => {
+    logFields.push(obj);
+    logged.push({ level, msg });
+  };
   const ended: string[] = [];
+  const endedOwners: EndedOwner[] = [];
   const deps = {
     repos: { tenant: (org: string) => (org === ORG ? tenant : undefined) },
     llm: model.client(),
     logger: { info: log('info'), warn: log('warn'), error: log('error') },
     chains: { model: 'gpt-test', fanOutBatch: 250, fanOutConcurrency: 8, fanOutMax: 3, stateMaxBytes: 4000 },
     credits,
-    runSessions: { endFor: async (_org: string, o: { runId: string }) => void ended.push(o.runId) },
+    runSessions: {
+      endFor: async (_org: string, o: EndedOwner) => {
+        ended.push(o.runId);
+        endedOwners.push({ ...o });
+      },
+    },
   } as unknown as ChainEngineDeps;
-  return { runs, chainSteps, model, credits, logged, ended, deps };
+  return { runs, chainSteps, model, credits, logged, logFields, ended, endedOwners, tenant, deps };
 }
 
 export type World = ReturnType<typeof engineWorld>;

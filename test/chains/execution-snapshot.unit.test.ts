@@ -41,6 +41,19 @@ describe("an execution's snapshot (in memory)", () => {
     expect(snapshot.chain).to.include({ _id: 'chn_1' });
   });
 
+  it("reads the chain of an input naming the run's chain once, alongside the run", async () => {
+    const world = engineWorld([step(1)]);
+    const tenant = world.deps.repos.tenant(ORG) as unknown as ChainStore;
+    let definitionReads = 0;
+    tenant.chainAttachments.listForChain = () => {
+      definitionReads++;
+      return Promise.resolve([]);
+    };
+    const snapshot = await readExecution(world.deps.repos.tenant(ORG), stepInput(1));
+    expect([...snapshot.steps.keys()]).to.deep.equal(['stp_1']);
+    expect(definitionReads).to.equal(1);
+  });
+
   it('marks the run running as the first step reads it, and only then', async () => {
     const world = engineWorld([step(1)]);
     await readExecution(world.deps.repos.tenant(ORG), stepInput(1));

@@ -108,4 +108,18 @@ describe('the end of a chain run (engine, in memory)', () => {
     expect(run.stepResults.stp_1!.outcome).to.equal('success');
     expect(run.stepResults.stp_2!.outcome).to.equal('failed');
   });
+
+  it('ends the execution of a deleted run whose input names no chain without failing, writing nothing', async () => {
+    const world = engineWorld([step(1)]);
+    world.runs.runs.delete('run_1');
+    await runnerOf(world).finishRun(ending({ actionChainId: undefined, failedStepId: 'stp_1' }));
+    expect(world.runs.runs.size).to.equal(0);
+  });
+
+  it("logs the run's end with its organization, run and status", async () => {
+    const world = engineWorld([step(1)]);
+    await runnerOf(world).finishRun(ending({ status: 'success', statusMessage: null }));
+    expect(world.logged).to.deep.equal([{ level: 'info', msg: 'chain run finished' }]);
+    expect(world.logFields).to.deep.equal([{ organizationId: ORG, runId: 'run_1', status: 'success' }]);
+  });
 });

@@ -1,9 +1,12 @@
 import { mock } from 'node:test';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { expect } from 'chai';
 import type OpenAI from 'openai';
 import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
 import { answerStep } from '@lib/chains/engine/step-model';
 import { loadStepTools, type StepToolDeps } from '@lib/chains/engine/step-tools';
+import { createChainActivities } from '@activities/chains/runs';
+import { engineWorld, step, stepInput } from './engine-world';
 
 // docs/chains.md "Runs": a step is one activity with a heartbeat (a worker that dies mid-step is replaced within
 // the 20-second heartbeat timeout). Time is Node's mocked clock: nothing here waits for real time.
@@ -69,6 +72,32 @@ describe('the heartbeat of a chain step waiting for its model (mocked clock)', (
     answer('fine');
     expect(await done).to.equal('"fine"');
     mock.timers.tick(4000);
+    expect(beats).to.equal(1);
+  });
+
+  it("beats the step activity's own heartbeat while its model has not answered", async () => {
+    mock.timers.enable({ apis: ['setInterval'] });
+    const world = engineWorld([step(1)]);
+    let answer: ((value: unknown) => void) | undefined;
+    Object.assign(world.deps, {
+      llm: { chat: { completions: { create: () => new Promise((resolve) => (answer = resolve)) } } },
+    });
+    const activities = createChainActivities({
+      ...world.deps,
+      runs: { createRun: () => Promise.reject(new Error('no')) },
+    });
+    const env = new MockActivityEnvironment({ attempt: 1 });
+    let beats = 0;
+    env.on('heartbeat', () => beats++);
+    const outcome = await env.run(async () => {
+      const done = activities.runChainStep(stepInput(1));
+      while (!answer) await new Promise((resolve) => setImmediate(resolve));
+      // Ticked inside the activity, whose context the beat reports to.
+      mock.timers.tick(3000);
+      answer({ model: 'gpt-test', choices: [{ message: { content: 'ok' } }] });
+      return done;
+    });
+    expect(outcome).to.deep.equal({ kind: 'success' });
     expect(beats).to.equal(1);
   });
 });

@@ -85,6 +85,24 @@ describe("a chain step's tool rounds (engine, scripted model)", () => {
     expect(missing.requests).to.have.length(0);
   });
 
+  it('forces any attached tool toolChoice names, not only the first', async () => {
+    const { requests } = await ask([{ content: 'x' }], {
+      toolChoice: 'fetch',
+      tools: [tool('lookup'), tool('fetch')],
+    });
+    expect(requests[0]!.tool_choice).to.deep.equal({ type: 'function', function: { name: 'fetch' } });
+  });
+
+  it('runs no call of a tool type other than function, and takes the text as the answer', async () => {
+    const { answer, calls, requests } = await ask(
+      [{ content: 'done', toolCalls: [{ id: 'c1', name: 'grammar', arguments: 'x', type: 'custom' }] }],
+      {},
+    );
+    expect(calls).to.deep.equal([]);
+    expect(requests).to.have.length(1);
+    expect(answer).to.deep.include({ value: 'done', modelCalls: 1 });
+  });
+
   it('sends no tools and no tool_choice when the step has no tools', async () => {
     const { requests } = await ask([{ content: 'x' }], { tools: [], toolChoice: 'search' });
     expect(requests[0]).to.deep.equal({ model: 'gpt-test', messages: [{ role: 'user', content: 'go' }] });

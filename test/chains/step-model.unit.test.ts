@@ -136,6 +136,31 @@ describe("a chain step's model conversation (engine, scripted model)", () => {
     expect(answer!.modelCalls).to.equal(2);
   });
 
+  it('names every problem of an answer, one after the other', async () => {
+    const { requests } = await ask([{ content: '{}' }, { content: '{"category":"a","topic":"b"}' }], {
+      outputSchemaJson: schemaOf('category', 'topic'),
+    });
+    expect((requests[1]!.messages as object[])[2]).to.deep.equal(
+      sentBack(
+        "(answer) must have required property 'category'; (answer) must have required property 'topic'",
+      ),
+    );
+  });
+
+  it('reads a completion without a choice, or without text, as an empty answer', async () => {
+    // The chat-completions type allows both: an empty text, not a crash, is what the step then sees.
+    for (const reply of [{ noChoice: true }, { content: null }]) {
+      const { answer } = await ask([reply], { outputSchemaJson: null });
+      expect(answer).to.deep.include({ value: '', modelCalls: 1 });
+    }
+    const { requests, answer } = await ask([{ noChoice: true }, { content: '{"category":"ok"}' }]);
+    expect((requests[1]!.messages as object[]).slice(1)).to.deep.equal([
+      { role: 'assistant', content: '' },
+      sentBack('the answer is not JSON'),
+    ]);
+    expect(answer!.value).to.deep.equal({ category: 'ok' });
+  });
+
   it('turns a refusal of the request into ModelRejected, and lets a retryable error through', async () => {
     const rejected = await ask([
       { error: new OpenAI.APIError(400, { message: 'bad schema' }, undefined, new Headers()) },

@@ -50,6 +50,22 @@ describe('chain steps over a stale copy, and the end of a run (engine, in memory
     expect(world.model.requests).to.have.length(1);
   });
 
+  it('asks a first attempt at most twice too: the second ask reads the run afresh', async () => {
+    const world = engineWorld([step(1), step(2)], {
+      replies: [{ content: 'a' }, { content: 'b' }, { content: 'c' }],
+    });
+    const runner = runnerOf(world);
+    await runner.beginRun({ organizationId: ORG, runId: 'run_1', generation: 1, actionChainId: 'chn_1' });
+    // Another writer moves the state on before every write of this step.
+    world.runs.beforeRecord = () => {
+      const run = world.runs.runs.get('run_1')!;
+      run.stateVersion = 1 + (run.stateVersion ?? 0);
+    };
+    const err = await runner.runChainStep(stepInput(1), attempt()).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(StaleSnapshot);
+    expect(world.model.requests).to.have.length(2);
+  });
+
   it('begins a plan-less execution: marks the run running, plans its steps, and keeps the balance read', async () => {
     const world = engineWorld([step(2), step(1), step(3, { enabled: false })], {
       replies: [{ content: 'a' }],
@@ -122,6 +138,19 @@ describe('chain steps over a stale copy, and the end of a run (engine, in memory
     expect(err).to.be.instanceOf(StepFailed);
     expect((err as Error).message).to.equal(
       'step 1 (s1), asked again over the state as it is now, failed: failBeforeRunningIf held: other == 1',
+    );
+  });
+
+  it('names an unnamed previous step by its order alone when asking it again fails', async () => {
+    const world = engineWorld([step(1, { name: '', failBeforeRunningIf: 'other == 1' }), step(2)]);
+    const run = world.runs.runs.get('run_1')!;
+    run.stateJson = JSON.stringify({ input: {}, other: 1 });
+    run.stateVersion = 1;
+    const err = await runnerOf(world)
+      .runChainStep(stepInput(2, { previous: { ...handed({ step1: 'one' }), name: '' } }), attempt())
+      .catch((e: unknown) => e);
+    expect((err as Error).message).to.equal(
+      'step 1, asked again over the state as it is now, failed: failBeforeRunningIf held: other == 1',
     );
   });
 

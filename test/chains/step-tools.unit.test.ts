@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import type { StepAttachmentDoc } from '@lib/chains/step-attachment.schema';
 import { loadStepTools, type StepToolDeps } from '@lib/chains/engine/step-tools';
+import { findTool } from '@lib/tools/registry';
+import type { ToolRunContext } from '@lib/tools/tool-spec';
 import { attempt } from './engine-world';
 
 const attach = (kind: string, targetId: string, configJson: string | null = null) =>
@@ -13,6 +15,8 @@ function toolWorld() {
   const asked = {
     searches: [] as unknown[],
     starts: [] as Array<{ workflowId: string; prompt: string }>,
+    /** each start's options */
+    startOptions: [] as unknown[],
     reads: 0,
   };
   const deps = {
@@ -42,6 +46,7 @@ function toolWorld() {
         workflow: {
           start: (_wf: string, opts: { workflowId: string; args: Array<{ prompt: string }> }) => {
             asked.starts.push({ workflowId: opts.workflowId, prompt: opts.args[0]!.prompt });
+            asked.startOptions.push(opts);
             return Promise.resolve();
           },
           getHandle: (id: string) => ({ result: () => Promise.resolve(`answer of ${id}`) }),
@@ -141,5 +146,63 @@ describe("a chain step's tools (in memory)", () => {
     expect(
       await tools.run({ id: 'c1', name: 'search_knowledge_bases', arguments: '{"query":"q"}' }),
     ).to.equal('{"error":"index offline"}');
+  });
+
+  it('reads a catalogue tool attached without configuration with its defaults', async () => {
+    const { deps } = toolWorld();
+    const tools = await load(deps, [attach('tool', 'current_time')]);
+    const answer = JSON.parse(await tools.run({ id: 'c1', name: 'current_time', arguments: '' })) as object;
+    // The configuration schema's default time zone (lib/tools/specs/current-time.ts).
+    expect(answer).to.include({ timeZone: 'UTC' });
+  });
+
+  it("cuts an agent's tool name to the 64 characters a function name may have", async () => {
+    const { deps } = toolWorld();
+    const tools = await load(deps, [attach('agent', `agt_${'x'.repeat(70)}`)]);
+    expect(tools.tools[0]!.name).to.equal(`ask_agt_${'x'.repeat(56)}`);
+  });
+
+  it("starts an agent's call tagged with the organization and the agent, under the organization's fairness key", async () => {
+    const { deps, asked } = toolWorld();
+    const tools = await load(deps, [attach('agent', 'agt_1')]);
+    await tools.run({ id: 'c1', name: 'ask_agt_1', arguments: '{"message":"hi"}' });
+    expect(asked.startOptions).to.have.length(1);
+    expect(asked.startOptions[0]).to.deep.include({
+      taskQueue: 'q',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: [
+        { key: { name: 'OrganizationId', type: 'KEYWORD' }, value: 'org_1' },
+        { key: { name: 'AgentId', type: 'KEYWORD' }, value: 'agt_1' },
+      ],
+      priority: { fairnessKey: 'org_1' },
+    });
+  });
+
+  it('runs a catalogue tool as the chain, for the member who started the run', async () => {
+    const { deps } = toolWorld();
+    const spec = findTool('current_time')!;
+    const original = spec.run;
+    const contexts: Array<ToolRunContext<Record<string, unknown>>> = [];
+    // A stand-in for the tool's own work: what matters is the context the step gives it.
+    spec.run = (ctx) => {
+      contexts.push(ctx);
+      return Promise.resolve('ok');
+    };
+    try {
+      const tools = await load(deps, [attach('tool', 'current_time', '{"timeZone":"UTC"}')]);
+      await tools.run({ id: 'c1', name: 'current_time', arguments: '{}' }, 2);
+    } finally {
+      spec.run = original;
+    }
+    expect(contexts).to.deep.equal([
+      {
+        organizationId: 'org_1',
+        agentId: 'chain:chn_1',
+        config: { timeZone: 'UTC' },
+        requestId: 'chain-run-org_1-run_1-1-stp_1-2',
+        toolCallId: 'c1',
+        chainRun: { actionChainId: 'chn_1', runId: 'run_1', userId: 'usr_1' },
+      },
+    ]);
   });
 });

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import type { UnwrittenStep } from '@contracts';
-import { StaleSnapshot } from '@lib/chains/engine/errors';
+import { RunSuperseded, StaleSnapshot } from '@lib/chains/engine/errors';
 import { MAX_CACHED_STATE_CHARS } from '@lib/chains/engine/execution-cache';
 import { WriteBehindRunStore } from '@lib/chains/engine/write-behind-run-store';
-import { engineWorld, step, stepInput } from './engine-world';
+import { engineWorld, ORG, step, stepInput } from './engine-world';
 
 const success = (stepId: string, version = 0): UnwrittenStep => ({
   stepId,
@@ -102,7 +102,8 @@ describe('the write-behind run store (in memory)', () => {
     const { store, run, world } = behindWorld();
     const snapshot = await store.read(stepInput(1));
     const record = world.runs.recordStep.bind(world.runs);
-    world.runs.recordStep = () => Promise.reject(new Error('connection reset'));
+    const reset = new Error('connection reset');
+    world.runs.recordStep = () => Promise.reject(reset);
     store.handOn(stepInput(1), snapshot, success('stp_1'), newState('{"stp_1":"done"}'));
     world.runs.recordStep = record;
     expect(await store.writePrevious({ ...stepInput(2), previous: success('stp_1') })).to.equal('written');
@@ -111,6 +112,9 @@ describe('the write-behind run store (in memory)', () => {
         level: 'warn',
         msg: "a chain step's result was not written; the execution's next activity writes it",
       },
+    ]);
+    expect(world.logFields).to.deep.equal([
+      { err: reset, organizationId: ORG, runId: 'run_1', stepId: 'stp_1' },
     ]);
     expect(store.held(stepInput(2))).to.equal(undefined);
     expect(JSON.parse(run.stateJson)).to.deep.equal({ input: { message: 'hi' }, stp_1: 'done' });
@@ -134,6 +138,46 @@ describe('the write-behind run store (in memory)', () => {
     const json = JSON.stringify({ a: 'x'.repeat(MAX_CACHED_STATE_CHARS) });
     store.handOn(stepInput(1), snapshot, success('stp_1'), newState(json));
     expect(store.held(stepInput(1))).to.equal(undefined);
+  });
+
+  it('keeps the copy of a state of exactly 256 KB of JSON', async () => {
+    const { store } = behindWorld();
+    const snapshot = await store.read(stepInput(1));
+    const json = JSON.stringify({ a: 'x'.repeat(256 * 1024 - '{"a":""}'.length) });
+    expect(json).to.have.length(256 * 1024);
+    store.handOn(stepInput(1), snapshot, success('stp_1'), newState(json));
+    expect(store.held(stepInput(1))).to.equal(snapshot);
+  });
+
+  it('takes a handed-on step as succeeded in its copy', async () => {
+    const { store } = behindWorld();
+    const snapshot = await store.read(stepInput(1));
+    store.handOn(stepInput(1), snapshot, success('stp_1'), newState('{"stp_1":"done"}'));
+    expect(store.held(stepInput(2))).to.deep.include({
+      version: 1,
+      stepResults: { stp_1: { outcome: 'success', generation: 1 } },
+    });
+  });
+
+  it('stops an execution whose run was deleted before its result was written', async () => {
+    const { store, world } = behindWorld();
+    const snapshot = await store.read(stepInput(1));
+    world.runs.runs.delete('run_1');
+    const result = {
+      stepId: 'stp_1',
+      stepOrder: 1,
+      name: 's1',
+      outcome: 'success' as const,
+      detail: null,
+      modelCalls: 1,
+      generation: 1,
+      finishedAt: new Date(),
+    };
+    const err = await store
+      .record(stepInput(1), snapshot, result, newState('{"a":1}'))
+      .catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(RunSuperseded);
+    expect((err as Error).message).to.equal('the run was re-run or deleted');
   });
 
   it('forgets an ended execution: its copy and its pending writes', async () => {
