@@ -1,6 +1,6 @@
 // `npm test`: install, provision, start a throwaway stack on the test ports, run mocha against it.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, runOnSupportedNode } from './provision.mjs';
 import { runSchemathesis } from './schemathesis.mjs';
@@ -11,19 +11,24 @@ await runOnSupportedNode();
 const { env, dataDir, stop } = await startTestStack(String(Date.now()));
 // SCHEMATHESIS=only checks the contract on its own (no mocha), for whoever is mending a finding.
 const contractOnly = process.env.SCHEMATHESIS === 'only';
-const args = process.argv.length > 2 ? process.argv.slice(2) : ['test/**/*.test.ts'];
+const wholeSuite = process.argv.length <= 2;
+// The fault tests start stacks of their own and spend most of their minutes waiting (30-s freezes, deadlines,
+// restarts): in a whole-suite run they run after the others, beside the contract check and the soak, their output
+// held back like the soak's.
+const FAULT_TESTS = ['test/operations/fault-injection.test.ts', 'test/operations/freeze.test.ts'];
+const args = wholeSuite
+  ? ['test/**/*.test.ts', ...FAULT_TESTS.flatMap((f) => ['--ignore', f])]
+  : process.argv.slice(2);
 // mocha's own statistics, written by test/stats-reporter.cjs when the run ends.
 const statsFile = join(dataDir, 'mocha-stats.json');
-const mochaCode = contractOnly ? 0 : await runMocha();
+const mochaCode = contractOnly ? 0 : await runMocha(args, statsFile);
+const faults =
+  wholeSuite && !contractOnly ? runHeldBack(FAULT_TESTS, join(dataDir, 'fault-tests')) : undefined;
 
-// A run that ended before mocha could report (a crash in a hook or the loader) counts as one failure.
-const stats = existsSync(statsFile)
-  ? JSON.parse(readFileSync(statsFile, 'utf8'))
-  : { passes: 0, failures: mochaCode === 0 ? 0 : 1, pending: 0 };
+let stats = statsOf(statsFile, mochaCode);
 let passed = stats.passes;
 let failed = stats.failures;
 let code = mochaCode;
-const wholeSuite = process.argv.length <= 2;
 // The whole suite in CI (or SCHEMATHESIS=1) also checks the live API against the contract; it counts as one test.
 // Beside it the soak runs SOAK_MINUTES (3) on API and worker processes of its own (docs/testing.md): with the whole
 // suite in CI unless SOAK=0, and whenever SOAK=1 (`SCHEMATHESIS=only SOAK=1 npm test` runs the two alone); it counts
@@ -47,24 +52,49 @@ if (soak) {
   else failed++;
   code = code || soakCode;
 }
+if (faults) {
+  const faultStats = await faults;
+  passed += faultStats.passes;
+  failed += faultStats.failures;
+  stats = { ...stats, pending: stats.pending + faultStats.pending };
+  code = code || faultStats.code;
+}
 console.log(`tests: ${passed} passed, ${failed} failed, ${stats.pending} skipped`);
 await stop();
 process.exit(code);
 
-function runMocha() {
+/** A run that ended before mocha could report (a crash in a hook or the loader) counts as one failure. */
+function statsOf(file, exitCode) {
+  return existsSync(file)
+    ? JSON.parse(readFileSync(file, 'utf8'))
+    : { passes: 0, failures: exitCode === 0 ? 0 : 1, pending: 0 };
+}
+
+function runMocha(files, stats, stdio = 'inherit') {
   const mocha = spawn(
     process.execPath,
     [
       join(ROOT, 'node_modules/mocha/bin/mocha.js'),
       '--reporter',
       join(ROOT, 'test/stats-reporter.cjs'),
-      ...args,
+      ...files,
     ],
-    {
-      cwd: ROOT,
-      env: { ...env, MOCHA_STATS_FILE: statsFile },
-      stdio: 'inherit',
-    },
+    { cwd: ROOT, env: { ...env, MOCHA_STATS_FILE: stats }, stdio },
   );
   return new Promise((resolve) => mocha.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+}
+
+/** Runs `files` in a mocha of their own, its output printed in one piece when it ends; resolves with its counts. */
+async function runHeldBack(files, prefix) {
+  const started = Date.now();
+  const logFile = `${prefix}.log`;
+  const out = openSync(logFile, 'w');
+  const exitCode = await runMocha(files, `${prefix}-stats.json`, ['ignore', out, out]);
+  closeSync(out);
+  process.stdout.write(
+    `\n----- ${files.join(', ')} (${Math.round((Date.now() - started) / 1000)} s) -----\n`,
+  );
+  process.stdout.write(readFileSync(logFile, 'utf8'));
+  process.stdout.write('----- end -----\n');
+  return { ...statsOf(`${prefix}-stats.json`, exitCode), code: exitCode };
 }
