@@ -20,11 +20,18 @@ export function cpuProfileFlags(): string[] {
     : [];
 }
 
+/** Every process a bench started and has not seen end: killed when the bench exits, even when its set-up threw. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => running.forEach((child) => child.kill('SIGKILL')));
+
 function spawnEntry(entry: string, flags: string[], env: NodeJS.ProcessEnv) {
-  return spawn(process.execPath, [...flags, ...cpuProfileFlags(), join(ROOT, 'dist', entry)], {
+  const child = spawn(process.execPath, [...flags, ...cpuProfileFlags(), join(ROOT, 'dist', entry)], {
     env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
 }
 
 /** The API on a free loopback port; resolves once `/healthz` answers 200. `env` adds to this process's. */
