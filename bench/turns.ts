@@ -24,6 +24,10 @@
  *    (bench/lib/noop-workflow.ts, its own worker in this process): SEQUENTIAL one at a time, then ROUNDS rounds of
  *    TURNS at once, start → result. Their ratio (concurrent p50 / one at a time p50) is what this stack's Temporal
  *    allows any turn-shaped workflow on this machine, and is printed beside the service's first-delta ratio.
+ * 6. The floor (issue 35): in every measured round, beside the turns and the direct calls, TURNS bare workflows
+ *    that run one activity, at once (bench/lib/noop-workflow.ts on its own worker in this process), timed from
+ *    issuing the start to the activity starting. A turn streams from its first activity, so nothing on this
+ *    stack can give a first delta sooner; the target is first delta p50 ≤ 1.3× the floor's p50.
  *
  * The API (with socket.io) and the worker run as they ship, each in its own process (bench/turns/harness.ts,
  * bench/lib/service-processes.ts); this process holds the scripted LLM, the load clients and their sockets. The
@@ -45,7 +49,7 @@ import mongoose from 'mongoose';
 import type { ConversationDoc } from '@lib/conversations/conversation.schema';
 import { newId } from '@lib/ids';
 import { createLlmClient } from '@lib/llm';
-import { startBareWorker } from './lib/bare-worker';
+import { bareTaskQueue, startBareWorker } from './lib/bare-worker';
 import { cpuAccount, procStats, stackPids } from './lib/proc';
 import { startTurnsHarness } from './turns/harness';
 import {
@@ -53,6 +57,7 @@ import {
   batch,
   closedLoop,
   directCall,
+  floorArm,
   loopDelay,
   outOfOrder,
   pct,
@@ -60,7 +65,15 @@ import {
   serviceTurn,
   type Sample,
 } from './turns/measure';
-import { ms, printBare, printCpu, printCreates, printTurns, type CreateStats } from './turns/report';
+import {
+  ms,
+  printBare,
+  printCpu,
+  printCreates,
+  printFloor,
+  printTurns,
+  type CreateStats,
+} from './turns/report';
 
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 const TURNS = num('TURNS', 50);
@@ -87,7 +100,7 @@ const load = () =>
     .join(' / ');
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 
-type Arm = 'direct' | 'service';
+type Arm = 'direct' | 'service' | 'floor';
 
 async function main() {
   const startLoad = load();
@@ -123,7 +136,15 @@ async function main() {
   const few = users.slice(0, Math.min(10, TURNS));
   await batch(few.map(() => direct));
   await batch(few.map((u) => () => service(u.token)));
-  const sequential: Record<Arm, Sample[]> = { direct: [], service: [] };
+  // The floor's own worker and workflows, warmed like the turns.
+  const floor = floorArm(harness.deps.temporal.client.workflow, bareTaskQueue(config.temporal));
+  const floorWorker = await startBareWorker(
+    config.temporal,
+    require.resolve('./lib/noop-workflow'),
+    floor.activities,
+  );
+  for (let i = 0; i < WARMUP_TURNS; i++) await floor.one();
+  const sequential: Record<'direct' | 'service', Sample[]> = { direct: [], service: [] };
   for (let i = 0; i < SEQUENTIAL; i++) {
     sequential.service.push(await service(users[i % users.length]!.token));
     sequential.direct.push(await direct());
@@ -136,14 +157,22 @@ async function main() {
     ...harness.pids,
     ...stackPids(config),
   });
-  const samples: Record<Arm, Sample[]> = { direct: [], service: [] };
-  const errors: Record<Arm, number> = { direct: 0, service: 0 };
-  const lag: Record<Arm, number[]> = { direct: [], service: [] };
+  const samples: Record<'direct' | 'service', Sample[]> = { direct: [], service: [] };
+  const errors: Record<'direct' | 'service', number> = { direct: 0, service: 0 };
+  const lag: Record<'direct' | 'service', number[]> = { direct: [], service: [] };
   const roundRows: string[][] = [];
+  /** Per round, the floor's p50 and the service's first-delta p50 (the ratio is taken per round, side by side). */
+  const floorRounds: Array<{ floor: number[]; service: number[] }> = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const order: Arm[] = round % 2 === 0 ? ['service', 'direct'] : ['direct', 'service'];
+    const order: Arm[] = round % 2 === 0 ? ['service', 'floor', 'direct'] : ['floor', 'direct', 'service'];
+    const pair = { floor: [] as number[], service: [] as number[] };
+    floorRounds.push(pair);
     for (const arm of order) {
       await sleep(250); // let the previous round's tail settle
+      if (arm === 'floor') {
+        pair.floor = await Promise.all(users.map(() => floor.one()));
+        continue;
+      }
       const stop = loopDelay();
       if (arm === 'service') cpu.start();
       const r = await batch(
@@ -153,6 +182,7 @@ async function main() {
       const l = stop();
       lag[arm].push(l.p99);
       samples[arm].push(...r.samples);
+      if (arm === 'service') pair.service = r.samples.map((x) => x.first);
       errors[arm] += r.errors;
       const firsts = r.samples.map((s) => s.first);
       const ends = r.samples.map((s) => s.end);
@@ -169,6 +199,7 @@ async function main() {
       ]);
     }
   }
+  await floorWorker.stop();
   const turnsLoad = load();
   const phases = {
     sequential: await phasesOf(harness, sequential.service),
@@ -242,6 +273,7 @@ async function main() {
   console.log(`load average (1/5/15 min): start ${startLoad}, after turns ${turnsLoad}, end ${endLoad}\n`);
   printTurns({ turns: TURNS, targets: TARGETS, roundRows, samples, sequential, errors, lag, phases });
   printBare(bare, { sequential: sequential.service, concurrent: samples.service }, TURNS);
+  printFloor(floorRounds, TURNS);
   printCpu(cpu.total, TURNS * ROUNDS, TURNS);
   if (outOfOrder.length)
     console.log(

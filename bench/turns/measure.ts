@@ -129,6 +129,33 @@ export async function bareWorkflows(
   return { sequential, concurrent };
 }
 
+/**
+ * The floor of a turn under load (issue 35): a bare workflow that runs one activity, timed from issuing its start
+ * to its activity starting (the activity runs in this process and records when). A turn's first delta cannot come
+ * sooner than its own first activity starts. `activities` go to the bare worker; `one()` is one execution.
+ */
+export function floorArm(client: WorkflowClient, taskQueue: string) {
+  const prefix = `bench-turns-floor-${randomBytes(4).toString('hex')}`;
+  const activityStarted = new Map<number, number>();
+  let n = 0;
+  return {
+    activities: {
+      noopActivity(i: number) {
+        activityStarted.set(i, performance.now());
+        return Promise.resolve(i);
+      },
+    },
+    async one(): Promise<number> {
+      const i = n++;
+      const t0 = performance.now();
+      await client.execute('bareActivityWorkflow', { taskQueue, workflowId: `${prefix}-${i}`, args: [i] });
+      const started = activityStarted.get(i)!;
+      activityStarted.delete(i);
+      return started - t0;
+    },
+  };
+}
+
 /** `count` operations by `concurrency` closed-loop clients; each latency and the wall time. */
 export async function closedLoop(count: number, concurrency: number, op: () => Promise<boolean>) {
   const latencies: number[] = [];

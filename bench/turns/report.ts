@@ -184,6 +184,19 @@ bare workflow (starts and completes, own worker in the bench process), start →
   );
 }
 
+/** Issue 35's target: first delta p50 ≤ 1.3× the floor's p50 (start → first activity), per round and overall. */
+export function printFloor(rounds: Array<{ floor: number[]; service: number[] }>, concurrent: number) {
+  const ratios = rounds.map((r) => pct(r.service, 0.5) / pct(r.floor, 0.5));
+  const all = { floor: rounds.flatMap((r) => r.floor), service: rounds.flatMap((r) => r.service) };
+  const ratio = pct(all.service, 0.5) / pct(all.floor, 0.5);
+  console.log(
+    `\nfloor: a bare workflow running one activity (own worker in the bench process), ${concurrent} at once, ` +
+      `start → its activity starting: p50 ${ms(pct(all.floor, 0.5))} ms, p99 ${ms(pct(all.floor, 0.99))} ms ` +
+      `(n ${all.floor.length}). First delta p50 / floor p50: ${ratio.toFixed(2)}× (per round ` +
+      `${ratios.map((x) => x.toFixed(2)).join(', ')}; target ≤ 1.3×: ${ratio <= 1.3 ? 'met' : 'not met'}).`,
+  );
+}
+
 /**
  * CPU per turn by process over the concurrent service rounds, and what it implies on this machine's cores: a
  * round of `concurrent` turns cannot end sooner than their CPU divided by the cores, however it is scheduled.
