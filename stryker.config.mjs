@@ -64,6 +64,11 @@ export const areas = {
     spec: [
       'test/webhooks/webhook-signature.unit.test.ts',
       'test/webhooks/webhook-headers.unit.test.ts',
+      'test/webhooks/webhook-rate-limit.unit.test.ts',
+      'test/webhooks/webhook-delivery-plan.unit.test.ts',
+      'test/webhooks/webhooks-service.unit.test.ts',
+      'test/webhooks/webhook-handlers.unit.test.ts',
+      'test/webhooks/webhook-accept.unit.test.ts',
       'test/webhooks/webhooks.test.ts',
       'test/webhooks/webhook-limits.test.ts',
       'test/webhooks/webhook-deliveries.test.ts',
