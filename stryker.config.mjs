@@ -59,6 +59,8 @@ export const areas = {
       'test/conversations/task-plan-execution.test.ts',
     ],
   },
+  // Unit tests for all but the repository (the services over an in-memory stand-in of it, test/webhooks/
+  // webhooks-world.ts); the integration tests reach the same rules, and the repository, over the database.
   webhooks: {
     mutate: ['lib/webhooks/**/*.ts', '!lib/webhooks/*.schema.ts'],
     spec: [
