@@ -62,6 +62,17 @@ export interface Start {
   workflowId: string;
   args: unknown[];
   taskQueue: string;
+  /** the run's search attributes by name (what an operator filters runs by) */
+  attributes: Record<string, unknown>;
+  fairnessKey?: string;
+}
+
+interface StartOptions {
+  workflowId: string;
+  args: unknown[];
+  taskQueue: string;
+  typedSearchAttributes: Array<{ key: { name: string }; value: unknown }>;
+  priority?: { fairnessKey?: string };
 }
 
 export function worldOf(setup: Setup) {
@@ -259,12 +270,14 @@ export function worldOf(setup: Setup) {
     taskQueue: 'main',
     client: {
       workflow: {
-        start: (workflow: string, options: { workflowId: string; args: unknown[]; taskQueue: string }) => {
+        start: (workflow: string, options: StartOptions) => {
           starts.push({
             workflow,
             workflowId: options.workflowId,
             args: options.args,
             taskQueue: options.taskQueue,
+            attributes: Object.fromEntries(options.typedSearchAttributes.map((p) => [p.key.name, p.value])),
+            fairnessKey: options.priority?.fairnessKey,
           });
           return Promise.resolve({});
         },

@@ -195,6 +195,8 @@ describe('knowledge bases service (unit, stores in memory)', () => {
           workflowId: 'kb-delete-org_1-kb_ann',
           args: [{ organizationId: 'org_1', knowledgeBaseId: 'kb_ann' }],
           taskQueue: 'main',
+          attributes: { OrganizationId: 'org_1', KnowledgeBaseId: 'kb_ann' },
+          fairnessKey: 'org_1',
         },
       ]);
       expect(await outcome(w.knowledgeBases.get(ann, 'kb_ann'))).to.equal(NOT_FOUND);
@@ -335,6 +337,9 @@ describe('knowledge bases service (unit, stores in memory)', () => {
             },
           ],
           taskQueue: 'main',
+          // The run is the source's: its organization and knowledge base.
+          attributes: { OrganizationId: 'org_1', KnowledgeBaseId: 'kb_handbook' },
+          fairnessKey: 'org_1',
         },
       ]);
       const owen = member('usr_owen');
