@@ -23,6 +23,8 @@ export interface WorkerSettings {
   taskQueue: string;
   maxConcurrentActivities: number;
   maxConcurrentWorkflowTasks: number;
+  /** Workflows each queue's worker keeps cached between tasks (WORKER_MAX_CACHED_WORKFLOWS). */
+  maxCachedWorkflows: number;
   /** Background slots of each kind while a turn runs in this process (worker/interactive-first.ts). */
   backgroundSlotsWhileInteractive: number;
   /** The slots of the interactive queue (chat turns), apart from the background ones above. */
@@ -83,6 +85,9 @@ export async function createWorker(
     sinks: { ...observe.sinks, ...admissionSinks(deps.services.admission) },
     ...source,
     workflowBundle,
+    // Bounded: the SDK's default follows the heap limit (thousands on this machine's 4 GB), and Temporal's core
+    // evicts only when a place is needed, so finished workflows stay in memory until then (docs/operations.md).
+    maxCachedWorkflows: settings.maxCachedWorkflows,
   };
   const first = new InteractiveFirst(settings.backgroundSlotsWhileInteractive, INTERACTIVE_HOLD_MS);
   const background = await Worker.create({
@@ -131,5 +136,6 @@ export async function createWorker(
     },
     getState: () => background.getState(),
   };
-  return { worker, connection, browsers };
+  // The two workflow workers, read by operators' checks and tests (their compiled options).
+  return { worker, connection, browsers, workflowWorkers: [background, interactive] };
 }

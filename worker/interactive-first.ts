@@ -76,8 +76,10 @@ export class InteractiveFirst {
           };
           const abort = () => {
             this.waiting.delete(attempt);
-            const reason: unknown = abortSignal.reason;
-            reject(reason instanceof Error ? reason : new DOMException('aborted', 'AbortError'));
+            // The signal's own reason, whatever it is: the SDK logs an error for any other rejection of an
+            // aborted reservation, which every shutdown of a waiting worker makes.
+            // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+            reject(abortSignal.reason);
           };
           if (abortSignal.aborted) return abort();
           this.waiting.add(attempt);

@@ -90,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       rpcTimeoutMs: c.TEMPORAL_RPC_TIMEOUT_MS,
       maxConcurrentActivities: c.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentWorkflowTasks: c.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+      maxCachedWorkflows: c.WORKER_MAX_CACHED_WORKFLOWS,
       backgroundSlotsWhileInteractive: c.WORKER_BACKGROUND_SLOTS_WHILE_INTERACTIVE,
       interactive: {
         maxConcurrentActivities: c.WORKER_INTERACTIVE_MAX_CONCURRENT_ACTIVITIES,

@@ -60,6 +60,12 @@ export const infrastructure = {
       .positive()
       .default(20)
       .describe("the interactive queue's own workflow-task slots"),
+    WORKER_MAX_CACHED_WORKFLOWS: int()
+      .positive()
+      .default(500)
+      .describe(
+        "workflows each of a worker's two queues keeps in memory between their tasks (Temporal's sticky cache, which keeps finished ones until it needs the place); the SDK's default follows the heap limit, 2,395 each on a 4 GB heap",
+      ),
     WORKER_BACKGROUND_SLOTS_WHILE_INTERACTIVE: int()
       .positive()
       .default(2)
