@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { TooManyRequestsError } from '@lib/errors';
 import type { IncomingDelivery } from '@lib/webhooks/webhook-deliveries.service';
 import { ctxOf, ORG, OTHER_ORG, refusal, webhooksWorld, type WebhooksWorld } from './webhooks-world';
@@ -82,6 +82,15 @@ describe('accepting webhook deliveries', () => {
     expect(second.duplicate).to.equal(false);
     expect(runs()).to.equal(2);
     expect((w.started[0]!.options.args as Array<{ eventId: unknown }>)[0]!.eventId).to.equal(null);
+    // delivery ids carry the whd_ prefix whatever their origin (lib/ids.ts: `<prefix>_…`)
+    expect(first.deliveryId).to.match(/^whd_[\w-]{16}$/);
+  });
+
+  it('takes a header sent more than once as its values joined by ", ", as HTTP folds them', async () => {
+    await w.deliveries.accept(delivery({ headers: { 'idempotency-key': ['evt_a', 'evt_b'] } }));
+    expect((w.started[0]!.options.args as Array<{ eventId: unknown }>)[0]!.eventId).to.equal('evt_a, evt_b');
+    const folded = await w.deliveries.accept(delivery({ headers: { 'idempotency-key': 'evt_a, evt_b' } }));
+    expect(folded.duplicate).to.equal(true);
   });
 
   it('takes the event id from Idempotency-Key when there is no webhook-id, and webhook-id first', async () => {
@@ -166,6 +175,14 @@ describe('accepting webhook deliveries', () => {
       const other = await w.deliveries.accept(signedDelivery(secret, 'evt_1', '{"a":2}'));
       expect(other).to.deep.equal({ duplicate: true, deliveryId: first.deliveryId });
       expect(runs()).to.equal(1);
+    });
+
+    it('derives the delivery id from the webhook and the event id by the stored rule', async () => {
+      // deliveries recorded before a deploy are found after it only if the rule never changes (lib/ids.ts):
+      // `whd_` and 22 characters of the base64url SHA-256 of "<webhookId>\n<eventId>"
+      const digest = createHash('sha256').update(`${hookId}\nevt_1`).digest('base64url');
+      const res = await w.deliveries.accept(signedDelivery(secret, 'evt_1', '{"a":1}'));
+      expect(res.deliveryId).to.equal(`whd_${digest.slice(0, 22)}`);
     });
 
     it('refuses a missing or wrong signature with 401 invalid_signature, starting nothing', async () => {
@@ -254,6 +271,9 @@ describe('accepting webhook deliveries', () => {
       });
       expect(w.released).to.have.length(1);
       expect(w.logged).to.deep.equal(['webhook delivery could not be recorded']);
+      // the operator needs the cause and which webhook lost the delivery
+      expect(w.loggedWith[0]).to.deep.include({ organizationId: ORG, webhookId: hookId });
+      expect((w.loggedWith[0] as { err: Error }).err.message).to.equal('connection refused');
       w.setTemporalDown(Object.assign(new Error('no server'), { name: 'MongoNetworkError' }));
       expect(await w.deliveries.accept(delivery()).catch((e: unknown) => e)).to.have.property(
         'dependency',

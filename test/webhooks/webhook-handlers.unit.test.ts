@@ -185,6 +185,23 @@ describe('webhook handlers service', () => {
       expect(w.tables.webhooks.get(hookId)?.handlerCount).to.equal(1);
     });
 
+    it('answers 404 when the handler is deleted while an update is under way', async () => {
+      // the delete lands between the update's check and its write
+      const repo = w.repo();
+      const write = repo.updateHandler.bind(repo);
+      repo.updateHandler = async (...args: Parameters<typeof write>) => {
+        await w.handlers.remove(admin, hookId, handlerId);
+        return write(...args);
+      };
+      expect(await refusal(w.handlers.update(admin, hookId, handlerId, { instructions: 'x' }))).to.deep.equal(
+        {
+          status: 404,
+          code: 'not_found',
+          message: 'webhook handler not found',
+        },
+      );
+    });
+
     it('deletes a handler and gives its place back', async () => {
       expect(await w.handlers.remove(admin, hookId, handlerId)).to.deep.equal({ success: true });
       expect(w.tables.handlers.size).to.equal(0);

@@ -50,11 +50,18 @@ const AT = MINUTE + 15_250;
 describe('webhook rate limit', () => {
   let redis: FakeRedis;
   let warnings: string[];
+  let warnedWith: object[];
   let limiter: WebhookRateLimiter;
   beforeEach(() => {
     redis = new FakeRedis();
     warnings = [];
-    const logger = { warn: (_o: object, msg: string) => warnings.push(msg) };
+    warnedWith = [];
+    const logger = {
+      warn: (o: object, msg: string) => {
+        warnedWith.push(o);
+        warnings.push(msg);
+      },
+    };
     limiter = new WebhookRateLimiter(redis as unknown as Redis, logger as never);
   });
 
@@ -116,6 +123,9 @@ describe('webhook rate limit', () => {
     redis.down = true;
     for (let i = 0; i < 3; i++) await limiter.take('whk_1', 1, AT);
     expect(warnings).to.deep.equal(Array(3).fill('webhook rate limit not checked: redis unavailable'));
+    // an operator reading the warning needs the cause and the webhook it spared
+    expect(warnedWith[0]).to.deep.include({ webhookId: 'whk_1' });
+    expect((warnedWith[0] as { err: Error }).err.message).to.equal('connect ECONNREFUSED');
   });
 
   it('accepts when Redis answers the transaction with nothing', async () => {

@@ -148,6 +148,22 @@ describe('webhooks service', () => {
       expect(w.removedRuns).to.deep.equal([]);
     });
 
+    it('answers 404 when the webhook is deleted while an update is under way', async () => {
+      const { webhookId } = await w.webhooks.create(admin, { name: 'CRM events' });
+      // the delete lands between the update's read and its write
+      const repo = w.repo();
+      const write = repo.update.bind(repo);
+      repo.update = async (...args: Parameters<typeof write>) => {
+        await w.webhooks.remove(admin, webhookId);
+        return write(...args);
+      };
+      expect(await refusal(w.webhooks.update(admin, webhookId, { name: 'x' }))).to.deep.equal({
+        status: 404,
+        code: 'not_found',
+        message: 'webhook not found',
+      });
+    });
+
     it("never shows, changes or deletes another organization's webhook", async () => {
       const hook = await w.webhooks.create(admin, { name: 'mine' });
       const missing = { status: 404, code: 'not_found', message: 'webhook not found' };

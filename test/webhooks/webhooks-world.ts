@@ -326,8 +326,16 @@ export function webhooksWorld(settings = { ratePerMinute: 600, signatureToleranc
       if (rateLimited) throw rateLimited;
     },
   };
+  // What was logged: the messages, and the fields each carried.
   const logged: string[] = [];
-  const logger = { error: (_o: object, msg: string) => logged.push(msg), warn: () => {} };
+  const loggedWith: object[] = [];
+  const logger = {
+    error: (o: object, msg: string) => {
+      loggedWith.push(o);
+      logged.push(msg);
+    },
+    warn: () => {},
+  };
   const deliveries = new WebhookDeliveriesService(
     repos,
     temporal as never,
@@ -354,6 +362,7 @@ export function webhooksWorld(settings = { ratePerMinute: 600, signatureToleranc
     released,
     taken,
     logged,
+    loggedWith,
     setTemporalDown: (err: Error | null) => void (temporalDown = err),
     setRateLimited: (err: Error | null) => void (rateLimited = err),
   };
