@@ -89,6 +89,7 @@ export const areas = {
       'test/schedules/fire-plan.unit.test.ts',
       'test/schedules/reconciler-schedule.unit.test.ts',
       'test/schedules/schedule-handlers-service.unit.test.ts',
+      'test/schedules/schedules-service.unit.test.ts',
       'test/schedules/schedules.test.ts',
       'test/schedules/schedule-handlers.test.ts',
       'test/schedules/schedule-fires.test.ts',
