@@ -85,6 +85,11 @@ export const areas = {
     mutate: ['lib/schedules/**/*.ts', '!lib/schedules/*.schema.ts'],
     spec: [
       'test/schedules/cron.unit.test.ts',
+      'test/schedules/schedule-sync.unit.test.ts',
+      'test/schedules/fire-plan.unit.test.ts',
+      'test/schedules/reconciler-schedule.unit.test.ts',
+      'test/schedules/schedule-handlers-service.unit.test.ts',
+      'test/schedules/schedules-service.unit.test.ts',
       'test/schedules/schedules.test.ts',
       'test/schedules/schedule-handlers.test.ts',
       'test/schedules/schedule-fires.test.ts',
