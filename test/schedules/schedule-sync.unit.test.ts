@@ -30,6 +30,15 @@ interface StoredSchedule {
   recentActions: Array<{ action: { workflow: { workflowId: string; firstExecutionRunId: string } } }>;
 }
 
+/** Runs `change` just before a sync's second read of the trigger: the read-back after its update. */
+function beforeReadBack(w: ReturnType<typeof world>, change: () => void) {
+  let reads = 0;
+  w.hooks.onRead = () => {
+    reads += 1;
+    if (reads === 2) change();
+  };
+}
+
 function world() {
   const records = new Map<string, TriggerRecord>();
   const schedules = new Map<string, StoredSchedule>();
@@ -172,12 +181,8 @@ describe('schedule sync (unit)', () => {
     w.save('30 7 * * *', 1);
     await w.sync.sync(ORG, TRIGGER);
     w.save('0 9 * * *', 2);
-    let reads = 0;
     // The second read is the read-back: a newer revision is saved just before it.
-    w.hooks.onRead = () => {
-      reads += 1;
-      if (reads === 2) w.save('0 18 * * *', 3);
-    };
+    beforeReadBack(w, () => w.save('0 18 * * *', 3));
     expect(await w.sync.sync(ORG, TRIGGER)).to.equal(true);
     expect(w.schedules.get(SCHEDULE_ID)!.note).to.equal('revision 3');
     expect(w.records.get(TRIGGER)!.syncPending).to.equal(false);
@@ -188,11 +193,7 @@ describe('schedule sync (unit)', () => {
     w.save('30 7 * * *', 1);
     await w.sync.sync(ORG, TRIGGER);
     w.save('0 9 * * *', 2);
-    let reads = 0;
-    w.hooks.onRead = () => {
-      reads += 1;
-      if (reads === 2) w.records.delete(TRIGGER); // purged by another sync meanwhile
-    };
+    beforeReadBack(w, () => w.records.delete(TRIGGER)); // purged by another sync meanwhile
     expect(await w.sync.sync(ORG, TRIGGER)).to.equal(true);
     expect(w.schedules.has(SCHEDULE_ID)).to.equal(false);
   });
