@@ -208,6 +208,28 @@ export const areas = {
       'test/chains/chain-integrations.test.ts',
     ],
   },
+  // The rest of lib/chains: the chain and run services and repositories, the step fields, prompts and expressions,
+  // generated steps and the workflow catalog, reached through the API.
+  'chains-api': {
+    mutate: [
+      'lib/chains/*.ts',
+      '!lib/chains/*.schema.ts',
+      '!lib/chains/fan-out-limit.ts',
+      '!lib/chains/run-plan.ts',
+    ],
+    spec: [
+      'test/chains/expression-budgets.unit.test.ts',
+      'test/chains/template-budgets.unit.test.ts',
+      'test/chains/generated-step.unit.test.ts',
+      'test/chains/fan-out-selection.unit.test.ts',
+      'test/chains/chains.test.ts',
+      'test/chains/chains-from-prompt.test.ts',
+      'test/chains/chain-runs.test.ts',
+      'test/chains/chain-run-reruns.test.ts',
+      'test/chains/chain-step-writes.test.ts',
+      'test/chains/chain-integrations.test.ts',
+    ],
+  },
   // The browse tool's allow-list, on its own: its tests are unit tests, the page guard's need Chromium.
   'allow-list': {
     mutate: ['lib/browser-sessions/allow-list.ts'],
