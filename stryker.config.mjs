@@ -93,6 +93,8 @@ export const areas = {
       'test/schedules/schedules.test.ts',
       'test/schedules/schedule-handlers.test.ts',
       'test/schedules/schedule-fires.test.ts',
+      // The repositories' revisions, handler order and sweep order, over the database.
+      'test/schedules/schedules-repository.test.ts',
     ],
   },
   // Inbound mail: unit tests for all but the messages repository (the inbound service's over fake repositories);
@@ -163,6 +165,8 @@ export const areas = {
       'test/artifacts/app-manifests.test.ts',
       'test/artifacts/apps.test.ts',
       'test/artifacts/chain-apps.test.ts',
+      // The repositories' filters, case folding, pin order and legacy approvals, over the database.
+      'test/artifacts/artifacts-repository.test.ts',
     ],
   },
   // The chain-step engine and its activities: a step's model call, tools, fan-out, guards, stores and billing.

@@ -86,6 +86,15 @@ describe('app manifest extraction', () => {
       ['{"tables": [{"table": "t", "access": "read"}, {"table": "t", "access": "write"}]}', 'twice'],
       ['{"tables": [], "secrets": true}', 'unknown manifest keys'],
       [`{"workflows": ${JSON.stringify(Array.from({ length: 101 }, (_, i) => `w${i}`))}}`, 'at most 100'],
+      // a value that is not an object has no keys to refuse, and would read as an empty manifest
+      ['5', 'must be an object'],
+      ['"workflows"', 'must be an object'],
+      ['{"tables": [5]}', 'tables[0] must be an object'],
+      // blank is empty, however many spaces
+      ['{"workflows": ["  "]}', 'workflows must be'],
+      // a list whose text is a table name is still not a name
+      ['{"tables": [{"table": ["orders"], "access": "read"}]}', 'tables[0].table must be a table name'],
+      ['{"tables": [{"table": 7, "access": "read"}]}', 'tables[0].table must be a table name'],
     ];
     for (const [body, problem] of cases) {
       const found = extractManifest(embedded(body));
@@ -96,6 +105,20 @@ describe('app manifest extraction', () => {
       '<script data-file="service.manifest.ts">{}</script><script data-file="service.manifest.ts">{}</script>',
     );
     expect(extractManifest(twice).declaredError).to.equal('app_manifest_invalid_shape');
+  });
+
+  it('accepts exactly as many workflows and tables as the limits allow', () => {
+    const names = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`);
+    const full = {
+      workflows: names(100),
+      tables: names(100).map((table) => ({ table, access: 'read' })),
+    };
+    const found = extractManifest(embedded(JSON.stringify(full)));
+    expect(found.problem).to.equal(null);
+    expect(found.declared?.workflows).to.have.length(100);
+    expect(found.declared?.tables).to.have.length(100);
+    const tooMany = { tables: names(101).map((table) => ({ table, access: 'read' })) };
+    expect(extractManifest(embedded(JSON.stringify(tooMany))).problem).to.contain('at most 100 tables');
   });
 
   it('scans a hostile page in linear time (no backtracking on unclosed tags or comments)', () => {
