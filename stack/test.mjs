@@ -56,9 +56,15 @@ if (faults) {
   const faultStats = await faults;
   passed += faultStats.passes;
   failed += faultStats.failures;
-  stats = { ...stats, pending: stats.pending + faultStats.pending };
+  stats = {
+    ...stats,
+    pending: stats.pending + faultStats.pending,
+    failed: [...stats.failed, ...faultStats.failed],
+  };
   code = code || faultStats.code;
 }
+// Repeated last: a long run's output is often read from its end only.
+for (const failure of stats.failed) console.log(`failed: ${failure}`);
 console.log(`tests: ${passed} passed, ${failed} failed, ${stats.pending} skipped`);
 await stop();
 process.exit(code);
@@ -66,8 +72,13 @@ process.exit(code);
 /** A run that ended before mocha could report (a crash in a hook or the loader) counts as one failure. */
 function statsOf(file, exitCode) {
   return existsSync(file)
-    ? JSON.parse(readFileSync(file, 'utf8'))
-    : { passes: 0, failures: exitCode === 0 ? 0 : 1, pending: 0 };
+    ? { failed: [], ...JSON.parse(readFileSync(file, 'utf8')) }
+    : {
+        passes: 0,
+        failures: exitCode === 0 ? 0 : 1,
+        pending: 0,
+        failed: exitCode === 0 ? [] : [`mocha ended with code ${exitCode} before it could report`],
+      };
 }
 
 function runMocha(files, stats, stdio = 'inherit') {
