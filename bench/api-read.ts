@@ -12,6 +12,9 @@
  * Other knobs: MEMBERS (default 50), BENCH_LOG_LEVEL (API log level, default silent; output is discarded),
  * PROFILE=1 (write a V8 CPU profile of each server to .stack/bench-profiles), ONLY (one endpoint's label),
  * BASELINE_NODE_FLAGS (V8 flags of the baseline process; default none: node's defaults).
+ * BASELINE_CHECKOUT=<path> makes the baseline another checkout's API, built there (`npm run build`) and run as this
+ * one's is: the same rounds then compare two versions of the service (a change's cost, within one run, so the
+ * machine's drift between runs does not count).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -61,7 +64,13 @@ function startBaseline(): Promise<{ child: ChildProcess; port: number }> {
 }
 
 async function startServer(mode: ServerMode) {
-  const { child, port } = mode === 'api' ? await startApiProcess() : await startBaseline();
+  const other = process.env.BASELINE_CHECKOUT;
+  const { child, port } =
+    mode === 'api'
+      ? await startApiProcess()
+      : other
+        ? await startApiProcess({}, other)
+        : await startBaseline();
   const target: LoadTarget = {
     name: mode,
     baseUrl: `http://127.0.0.1:${port}`,
@@ -148,7 +157,8 @@ async function main() {
   await Promise.all(MODES.map((mode) => stopProcess(servers[mode].child)));
   console.log(
     `\napi-read: ${CONCURRENCY} clients, ${DURATION_SECONDS}s per server and endpoint (${ROUNDS} alternating rounds, ` +
-      `${WARMUP_SECONDS}s warm-up), ${MEMBERS} members, node ${process.version}\n`,
+      `${WARMUP_SECONDS}s warm-up), ${MEMBERS} members, node ${process.version}; baseline: ` +
+      `${process.env.BASELINE_CHECKOUT ? `the API of ${process.env.BASELINE_CHECKOUT}` : 'the bare server'}\n`,
   );
   console.log(
     table(['endpoint', 'server', 'req/s', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'errors'], rows),

@@ -24,8 +24,9 @@ export function cpuProfileFlags(): string[] {
 const running = new Set<ChildProcess>();
 process.once('exit', () => running.forEach((child) => child.kill('SIGKILL')));
 
-function spawnEntry(entry: string, flags: string[], env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [...flags, ...cpuProfileFlags(), join(ROOT, 'dist', entry)], {
+function spawnEntry(entry: string, flags: string[], env: NodeJS.ProcessEnv, root = ROOT) {
+  const child = spawn(process.execPath, [...flags, ...cpuProfileFlags(), join(root, 'dist', entry)], {
+    cwd: root,
     env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -34,17 +35,21 @@ function spawnEntry(entry: string, flags: string[], env: NodeJS.ProcessEnv) {
   return child;
 }
 
-/** The API on a free loopback port; resolves once `/healthz` answers 200. `env` adds to this process's. */
+/**
+ * The API on a free loopback port; resolves once `/healthz` answers 200. `env` adds to this process's; `root` is
+ * another checkout whose built API to run instead of this one's.
+ */
 export async function startApiProcess(
   env: NodeJS.ProcessEnv = {},
+  root = ROOT,
 ): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
-  const child = spawnEntry('api/server.js', API_NODE_FLAGS, {
-    ...API_ENV,
-    PORT: String(port),
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    ...env,
-  });
+  const child = spawnEntry(
+    'api/server.js',
+    API_NODE_FLAGS,
+    { ...API_ENV, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env },
+    root,
+  );
   await untilHealthy(`http://127.0.0.1:${port}`, child);
   return { child, port };
 }
