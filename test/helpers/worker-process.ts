@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { join } from 'node:path';
+import { ScheduleNotFoundError, type Client } from '@temporalio/client';
+import { workflowIds } from '@contracts';
 import type { TestEnv } from './env';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -29,6 +31,7 @@ export function spawnEntry(
   env: NodeJS.ProcessEnv,
   stdio: StdioOptions = 'ignore',
 ): ChildProcess {
+  if (entry === 'worker/main.ts' && env.TEMPORAL_TASK_QUEUE) reconcilerQueues.add(env.TEMPORAL_TASK_QUEUE);
   return spawn(process.execPath, ['--import', 'tsx', join(ROOT, entry)], { cwd: ROOT, stdio, env });
 }
 
@@ -44,3 +47,24 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   child.kill('SIGTERM');
   await exited;
 }
+
+/** Task queues a worker process ran on: at start, worker/main.ts creates the schedule reconciler's Schedule there. */
+const reconcilerQueues = new Set<string>();
+
+/**
+ * Deletes the reconciler Schedules worker processes created (after each test, test/setup.ts). Left behind, the
+ * reconciler would run every minute on the shared test worker for the rest of the suite, syncing the trigger
+ * records of whatever schedule test is running then. A worker still starting may create one after a test ends:
+ * every later test deletes it again.
+ */
+export async function removeReconcilerSchedules(client: Client): Promise<void> {
+  for (const queue of reconcilerQueues) {
+    try {
+      await client.schedule.getHandle(workflowIds.reconcileSchedules(queue)).delete();
+    } catch (err) {
+      if (!(err instanceof ScheduleNotFoundError)) throw err;
+    }
+  }
+}
+
+export const workerProcessesStarted = () => reconcilerQueues.size > 0;

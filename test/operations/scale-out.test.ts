@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
 import request from 'supertest';
+import { ScheduleNotFoundError } from '@temporalio/client';
 import { workflowIds } from '@contracts';
 import { createTestAgent } from '@test/helpers/agents';
 import { startApiProcess, type ApiProcess } from '@test/helpers/api-process';
@@ -53,6 +54,21 @@ describe('two API replicas and two workers', () => {
     const polledBy = (ids: string[]) => workers.every((w) => ids.some((id) => id.startsWith(`${w.pid}@`)));
     await eventually(async () => polledBy(await identities(WORKFLOW_QUEUE)), 90_000);
     await eventually(async () => polledBy(await identities(ACTIVITY_QUEUE)), 90_000);
+  });
+
+  it('leaves no reconciler Schedule of its workers behind once a test ends (test/setup.ts)', async () => {
+    // The workers polled in the test before, so they had made it (worker/main.ts, before polling).
+    const handle = env.deps.temporal.client.schedule.getHandle(
+      workflowIds.reconcileSchedules(env.config.temporal.taskQueue),
+    );
+    const found = await handle.describe().then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof ScheduleNotFoundError) return false;
+        throw err;
+      },
+    );
+    expect(found).to.equal(false);
   });
 
   it('streams a turn posted to one API replica to a socket connected only to the other', async function () {
