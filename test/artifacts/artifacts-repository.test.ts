@@ -1,9 +1,7 @@
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
 import type { AppApprovalDoc } from '@lib/artifacts/app-approval.schema';
 import type { NewArtifact } from '@lib/artifacts/artifacts.repository';
-import { testEnv, type TestEnv } from '@test/helpers/env';
-import { createTestOrg, type TestOrg } from '@test/helpers/org';
+import { orgPerTest } from '@test/helpers/org';
 import { rawCollection } from '@test/helpers/store';
 
 /*
@@ -15,19 +13,9 @@ import { rawCollection } from '@test/helpers/store';
  */
 describe('artifact repositories against the database', function () {
   this.timeout(120_000);
-  let env: TestEnv;
-  let org: TestOrg;
-  // ids of this run, so reruns against the same database never collide
-  let tag: string;
-  before(async () => {
-    env = await testEnv();
-  });
-  beforeEach(async () => {
-    org = await createTestOrg(env, 'Artifact store');
-    tag = randomBytes(6).toString('hex');
-  });
-  const repos = () => env.deps.repos.tenant(org.organizationId);
-  const id = (s: string) => `art_${tag}_${s}`;
+  const world = orgPerTest('Artifact store');
+  const repos = () => world.env.deps.repos.tenant(world.org.organizationId);
+  const id = (s: string) => `art_${world.tag}_${s}`;
 
   function fields(name: string, more: Partial<NewArtifact> = {}): NewArtifact {
     return {
@@ -35,15 +23,15 @@ describe('artifact repositories against the database', function () {
       scope: 'library',
       source: 'upload',
       conversationId: null,
-      creatorUserId: org.admin.userId,
+      creatorUserId: world.org.admin.userId,
       firstVersion: {
-        versionId: `ver_${tag}_${name.length}`,
+        versionId: `ver_${world.tag}_${name.length}`,
         version: 1,
         contentType: 'text/plain',
         sizeBytes: 1,
         sha256: '0'.repeat(64),
-        key: `k/${tag}`,
-        createdBy: org.admin.userId,
+        key: `k/${world.tag}`,
+        createdBy: world.org.admin.userId,
         agentId: null,
         createdAt: new Date(),
       },
@@ -66,8 +54,8 @@ describe('artifact repositories against the database', function () {
   });
 
   it('filters the list by conversation and by chain run, and lists every artifact when neither is given', async () => {
-    const conversationId = `cnv_${tag}`;
-    const chainRunId = `run_${tag}`;
+    const conversationId = `cnv_${world.tag}`;
+    const chainRunId = `run_${world.tag}`;
     await repos().artifacts.create(id('conv'), fields('c', { scope: 'conversation', conversationId }));
     await repos().artifacts.create(id('run'), fields('r', { scope: 'chain-run', chainRunId }));
     await repos().artifacts.create(id('lib'), fields('l'));
@@ -81,7 +69,7 @@ describe('artifact repositories against the database', function () {
     await repos().artifacts.create(id('plan'), fields('notes'));
     await repos().artifacts.create(
       id('draft'),
-      fields('draft', { scope: 'conversation', conversationId: `cnv_${tag}` }),
+      fields('draft', { scope: 'conversation', conversationId: `cnv_${world.tag}` }),
     );
     expect(await listIds({ q: 'REPORT' })).to.deep.equal([id('report')]);
     expect(await listIds({ q: 'report' })).to.deep.equal([id('report')]);
@@ -92,14 +80,14 @@ describe('artifact repositories against the database', function () {
     await repos().artifacts.rename(id('plan'), 'Große Pläne');
     expect(await listIds({ q: 'große PLÄNE' })).to.deep.equal([id('plan')]);
 
-    const promoted = await repos().artifacts.promote(id('draft'), org.admin.userId, 'Straßen Memo');
+    const promoted = await repos().artifacts.promote(id('draft'), world.org.admin.userId, 'Straßen Memo');
     expect(promoted?.scope).to.equal('library');
     expect(await listIds({ q: 'STRAßEN memo' })).to.deep.equal([id('draft')]);
   });
 
   it('promotes only a conversation or chain-run artifact', async () => {
     await repos().artifacts.create(id('lib'), fields('Library one'));
-    expect(await repos().artifacts.promote(id('lib'), org.admin.userId)).to.equal(null);
+    expect(await repos().artifacts.promote(id('lib'), world.org.admin.userId)).to.equal(null);
     expect((await repos().artifacts.get(id('lib')))?.promotedBy).to.equal(null);
   });
 
@@ -120,17 +108,17 @@ describe('artifact repositories against the database', function () {
   });
 
   it("approves an artifact's version through an approval stored under the version id alone", async () => {
-    const versionId = `ver_${tag}`;
-    await rawCollection<AppApprovalDoc>(env, 'app_approvals').insertOne({
+    const versionId = `ver_${world.tag}`;
+    await rawCollection<AppApprovalDoc>(world.env, 'app_approvals').insertOne({
       _id: versionId,
-      organizationId: org.organizationId,
+      organizationId: world.org.organizationId,
       artifactId: id('legacy'),
       versionId,
       manifestWorkflows: [],
       manifestTables: [],
       manifestSha256: '0'.repeat(64),
       workflowBindings: [],
-      approvedBy: org.admin.userId,
+      approvedBy: world.org.admin.userId,
       approvedAt: new Date(),
     });
     const approved = await repos().appApprovals.approvedAmong([

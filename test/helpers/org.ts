@@ -1,8 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { newId } from '@lib/ids';
 import { bootstrapOrganization } from '@lib/organization/bootstrap.service';
 import type { Role } from '@lib/users/member.schema';
-import type { TestEnv } from './env';
+import { testEnv, type TestEnv } from './env';
 
 export interface TestUser {
   userId: string;
@@ -65,4 +66,21 @@ export function as(env: Pick<TestEnv, 'app'>, token: string) {
     put: (url: string, body?: object) => agent.put(url).set(auth).send(body),
     delete: (url: string) => agent.delete(url).set(auth),
   };
+}
+
+/**
+ * For tests of a repository against the real database: the shared environment, and before each test a fresh
+ * organization and a fresh tag for ids, so reruns against the same database never collide. Its fields are set by
+ * the hooks: read them inside tests.
+ */
+export function orgPerTest(name: string): { env: TestEnv; org: TestOrg; tag: string } {
+  const world = {} as { env: TestEnv; org: TestOrg; tag: string };
+  before(async () => {
+    world.env = await testEnv();
+  });
+  beforeEach(async () => {
+    world.org = await createTestOrg(world.env, name);
+    world.tag = randomBytes(6).toString('hex');
+  });
+  return world;
 }

@@ -1,7 +1,5 @@
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
-import { testEnv, type TestEnv } from '@test/helpers/env';
-import { createTestOrg, type TestOrg } from '@test/helpers/org';
+import { orgPerTest } from '@test/helpers/org';
 import { rawCollection } from '@test/helpers/store';
 
 /*
@@ -22,38 +20,29 @@ const chainHandler = {
 
 describe('webhooks repository: order and timestamps', function () {
   this.timeout(120_000);
-  let env: TestEnv;
-  let org: TestOrg;
-  // ids of this run, so reruns against the same database never collide
-  let tag: string;
-  before(async () => {
-    env = await testEnv();
-  });
-  beforeEach(async () => {
-    org = await createTestOrg(env, 'Webhook order');
-    tag = randomBytes(6).toString('hex');
-  });
-  const repo = () => env.deps.repos.tenant(org.organizationId).webhooks;
+  const world = orgPerTest('Webhook order');
+  const repo = () => world.env.deps.repos.tenant(world.org.organizationId).webhooks;
 
   /** Stored creation times no repository would write: the insertion order is then neither theirs nor the ids'. */
   async function backdate(collection: string, times: Record<string, Date>) {
     for (const [id, createdAt] of Object.entries(times))
-      await rawCollection(env, collection).updateOne({ _id: id }, { $set: { createdAt } });
+      await rawCollection(world.env, collection).updateOne({ _id: id }, { $set: { createdAt } });
   }
 
   it('lists webhooks oldest first, ties by id, whatever order they were stored in', async () => {
-    const [a, b, c] = ['a', 'b', 'c'].map((s) => `whk_${tag}_${s}`) as [string, string, string];
-    for (const id of [b, c, a]) await repo().create(id, org.admin.userId, { name: id });
+    const [a, b, c] = ['a', 'b', 'c'].map((s) => `whk_${world.tag}_${s}`) as [string, string, string];
+    for (const id of [b, c, a]) await repo().create(id, world.org.admin.userId, { name: id });
     await backdate('webhooks', { [b]: T2, [c]: T1, [a]: T2 });
     const page = await repo().list({ limit: 10, offset: 0 });
     expect(page.items.map((w) => w._id)).to.deep.equal([c, a, b]);
   });
 
   it("lists a webhook's handlers and its handler ids oldest first, ties by id", async () => {
-    const webhookId = `whk_${tag}`;
-    await repo().create(webhookId, org.admin.userId, { name: 'Events' });
-    const [a, b, c] = ['a', 'b', 'c'].map((s) => `whh_${tag}_${s}`) as [string, string, string];
-    for (const id of [b, c, a]) await repo().createHandler(id, webhookId, org.admin.userId, chainHandler);
+    const webhookId = `whk_${world.tag}`;
+    await repo().create(webhookId, world.org.admin.userId, { name: 'Events' });
+    const [a, b, c] = ['a', 'b', 'c'].map((s) => `whh_${world.tag}_${s}`) as [string, string, string];
+    for (const id of [b, c, a])
+      await repo().createHandler(id, webhookId, world.org.admin.userId, chainHandler);
     await backdate('webhook_handlers', { [b]: T2, [c]: T1, [a]: T2 });
     const page = await repo().listHandlers(webhookId, { limit: 10, offset: 0 });
     expect(page.items.map((h) => h._id)).to.deep.equal([c, a, b]);
@@ -62,9 +51,9 @@ describe('webhooks repository: order and timestamps', function () {
   });
 
   it("leaves a webhook's updatedAt as it is when a handler place is taken and given back", async () => {
-    const webhookId = `whk_${tag}`;
-    await repo().create(webhookId, org.admin.userId, { name: 'Events' });
-    await rawCollection(env, 'webhooks').updateOne({ _id: webhookId }, { $set: { updatedAt: T1 } });
+    const webhookId = `whk_${world.tag}`;
+    await repo().create(webhookId, world.org.admin.userId, { name: 'Events' });
+    await rawCollection(world.env, 'webhooks').updateOne({ _id: webhookId }, { $set: { updatedAt: T1 } });
     expect(await repo().reserveHandler(webhookId)).to.equal(true);
     expect((await repo().get(webhookId))?.handlerCount).to.equal(1);
     await repo().releaseHandler(webhookId);
