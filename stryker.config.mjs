@@ -222,6 +222,7 @@ export const areas = {
       '!lib/chains/run-plan.ts',
     ],
     spec: [
+      'test/chains/step-fields.unit.test.ts',
       'test/chains/expression-budgets.unit.test.ts',
       'test/chains/template-budgets.unit.test.ts',
       'test/chains/generated-step.unit.test.ts',
