@@ -225,6 +225,7 @@ export const areas = {
       'test/chains/step-fields.unit.test.ts',
       'test/chains/chain-views.unit.test.ts',
       'test/chains/step-prompt.unit.test.ts',
+      'test/chains/workflow-catalog.unit.test.ts',
       'test/chains/expression-budgets.unit.test.ts',
       'test/chains/template-budgets.unit.test.ts',
       'test/chains/generated-step.unit.test.ts',
