@@ -228,6 +228,7 @@ export const areas = {
       'test/chains/workflow-catalog.unit.test.ts',
       'test/chains/chains-service.unit.test.ts',
       'test/chains/chain-attachments.unit.test.ts',
+      'test/chains/chain-runs-service.unit.test.ts',
       'test/chains/expression-budgets.unit.test.ts',
       'test/chains/template-budgets.unit.test.ts',
       'test/chains/generated-step.unit.test.ts',
