@@ -8,7 +8,8 @@ import type {
 } from '@lib/chains/step-attachment.schema';
 import type { ChainsStore } from '@lib/chains/store';
 import type { Tenants } from '@lib/db/tenants';
-import { AppError, notFound } from '@lib/errors';
+import { notFound } from '@lib/errors';
+import { refusal } from '@test/helpers/errors';
 
 /*
  * What chain steps use and which chains agents run (docs/chains.md; openapi.yaml's step agents, knowledge bases and
@@ -100,15 +101,6 @@ class World {
       readable: (_c: unknown, id: string) => Promise.resolve(this.visibleBases.has(id) ? { _id: id } : null),
     } as never,
   );
-}
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).to.be.instanceOf(AppError);
-  return err as AppError;
 }
 
 describe('chain attachments service', () => {

@@ -7,7 +7,8 @@ import { ChainRunsService } from '@lib/chains/chain-runs.service';
 import type { ChainsService } from '@lib/chains/chains.service';
 import type { ChainsStore } from '@lib/chains/store';
 import type { Tenants } from '@lib/db/tenants';
-import { AppError, notFound } from '@lib/errors';
+import { notFound } from '@lib/errors';
+import { refusal } from '@test/helpers/errors';
 import type { TemporalDeps } from '@lib/temporal/client';
 
 /*
@@ -111,15 +112,6 @@ class World {
       ) => start(),
     },
   );
-}
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).to.be.instanceOf(AppError);
-  return err as AppError;
 }
 
 describe('chain runs service', () => {

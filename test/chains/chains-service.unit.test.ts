@@ -5,7 +5,7 @@ import type { ChainFields, StepFields } from '@lib/chains/chains.repository';
 import { ChainsService } from '@lib/chains/chains.service';
 import type { ChainsStore } from '@lib/chains/store';
 import type { Tenants } from '@lib/db/tenants';
-import { AppError } from '@lib/errors';
+import { refusal } from '@test/helpers/errors';
 
 /*
  * Chains and their steps as the API changes them (docs/chains.md; openapi.yaml createChain, updateChain,
@@ -89,15 +89,6 @@ const fileInput = {
     fileName: { type: 'string' },
   },
 };
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).to.be.instanceOf(AppError);
-  return err as AppError;
-}
 
 describe('chains service', () => {
   it('creates a chain of json input by default, its steps in step order', async () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { AppError } from '@lib/errors';
 
 /**
  * Asserts the answer to a request naming, in its body or query, a resource that is missing or not visible to
@@ -10,3 +11,13 @@ export const invalidReference =
     expect(res.body.error?.code).to.equal('invalid_reference');
     expect(res.body.error?.message).to.match(new RegExp(`^${field}: `));
   };
+
+/** The AppError a service call is refused with; fails the test when the call succeeds or throws anything else. */
+export async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).to.be.instanceOf(AppError);
+  return err as AppError;
+}
