@@ -18,7 +18,7 @@ import { createScheduleActivities } from './schedules';
 import { createWebhookActivities } from './triggers/webhooks';
 import { schedulePlan } from '@lib/schedules/fire-plan';
 import { webhookPlan } from '@lib/webhooks/delivery-plan';
-import type { TriggerHandlerDeps } from '@lib/triggers/trigger-handlers';
+import { TriggerHandlers, type TriggerHandlerDeps } from '@lib/triggers/trigger-handlers';
 
 /** What the worker's activities use of the process's dependencies (see lib/deps.ts). */
 export type ActivityDeps = Pick<
@@ -143,7 +143,10 @@ export function createActivities(deps: ActivityDeps, browsers?: BrowserPool) {
       logger: logger('schedules'),
     }),
     ...createTriggerHandlerActivities(triggers),
-    ...createWebhookActivities({ deliveries: deps.services.webhookDeliveries }),
+    ...createWebhookActivities({
+      deliveries: deps.services.webhookDeliveries,
+      handlers: new TriggerHandlers(triggers),
+    }),
     ...createAnalysisActivities({
       repos: deps.repos,
       agents: deps.services.agents,

@@ -101,6 +101,10 @@ async function main() {
     name: 'Bench',
   });
   const org = boot.organizationId;
+  // Every arm queues all of its work at once: the organization's bounds (docs/admission.md) must not refuse it, as
+  // an operator raises them for an organization that sends bursts.
+  for (const kind of ['chain_runs', 'webhook_deliveries'] as const)
+    await deps.services.admission.setLimit(org, kind, 10 * DELIVERIES);
   const ctx = { organizationId: org, userId: boot.userId } as Parameters<
     typeof deps.services.chains.create
   >[0];

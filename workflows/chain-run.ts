@@ -65,7 +65,13 @@ const PATCHES = {
  * lost with a worker is written from the history, and the step is not run again.
  */
 export async function chainRunWorkflow(input: ChainRunInput): Promise<ChainRunResult> {
-  const planned = input.plan !== undefined && patched(PATCHES.plannedExecution);
+  return runExecution(input, input.plan !== undefined && patched(PATCHES.plannedExecution));
+}
+
+/** The execution chainRunWorkflow runs; `planned` when its input brings the plan, as it always does for a workflow
+ * that runs a run's execution itself (a webhook delivery's: workflows/webhook-delivery.ts), which has no older
+ * shape to replay and so needs no patch. */
+export async function runExecution(input: ChainRunInput, planned: boolean): Promise<ChainRunResult> {
   // Steps and fan-out slices do not need the plan: it stays out of their inputs.
   const { plan: given, ...execution } = input;
   let plan: PlannedSteps & Partial<ChainRunPlan>;

@@ -9,7 +9,10 @@ import { triggerStore } from './trigger-activity-proxies';
  */
 export async function runHandler(
   input: TriggerHandlerInput,
-  store: Pick<typeof triggerStore, 'runTriggerHandler' | 'failTriggerHandler'> = triggerStore,
+  store: {
+    runTriggerHandler(input: TriggerHandlerInput): Promise<TriggerHandlerOutcome>;
+    failTriggerHandler(input: TriggerHandlerInput, statusMessage: string): Promise<void>;
+  } = triggerStore,
 ): Promise<TriggerHandlerOutcome> {
   try {
     return await store.runTriggerHandler(input);

@@ -52,6 +52,9 @@ export const chainRunSchema = new Schema(
     stateVersion: { type: Number, default: 0 },
     startedAt: { type: Date, default: null },
     finishedAt: { type: Date, default: null },
+    /** the workflow that runs the first execution when it is not the run's own chain-run workflow: a webhook
+     * delivery's, which runs the chain of its only handler itself (workflows/webhook-delivery.ts) */
+    firstExecutionWorkflowId: { type: String, default: null },
   },
   { timestamps: true, versionKey: false },
 );

@@ -43,6 +43,7 @@ export class ChainRunsRepository extends TenantRepository {
     messageId: string;
     startedByUserId: string;
     status: RunStatus;
+    firstExecutionWorkflowId?: string;
   }): Promise<ChainRun> {
     const { runId, ...rest } = fields;
     const doc = await this.runs.create({ ...rest, _id: runId, organizationId: this.organizationId });

@@ -39,6 +39,9 @@ export interface StartRun {
   /** The caller retries a failed start itself (a trigger handler, whose retry starts a pending run again): a start
    * that fails leaves the run pending instead of failed, and the caller marks it failed when it gives up. */
   retriedByCaller?: boolean;
+  /** The workflow that runs the first execution itself (a webhook delivery's, see firstExecutionWorkflowId):
+   * createRun only, nothing started. */
+  firstExecutionWorkflowId?: string;
 }
 
 /** Runs whose starter waits for the answer: an input that fans out too wide is a 400 for them. */
@@ -159,6 +162,9 @@ export class ChainRunsService {
         messageId: newId('msg'),
         startedByUserId: start.startedByUserId,
         status: 'pending',
+        ...(start.firstExecutionWorkflowId
+          ? { firstExecutionWorkflowId: start.firstExecutionWorkflowId }
+          : {}),
       });
     // A fresh id cannot be taken. A deterministic one is usually at its first use (a trigger's, a tool call's or
     // an app request's first attempt): insert first, and look the run up only when the id is already taken.
@@ -249,7 +255,10 @@ export class ChainRunsService {
    * the run's). One that already ended is not found.
    */
   private async cancelSuperseded(organizationId: string, run: ChainRun) {
-    const previous = workflowIds.chainRun(organizationId, run._id, run.generation - 1);
+    const previous =
+      run.generation === 2 && run.firstExecutionWorkflowId
+        ? run.firstExecutionWorkflowId
+        : workflowIds.chainRun(organizationId, run._id, run.generation - 1);
     try {
       await this.temporal.client.workflow.getHandle(previous).cancel();
     } catch (err) {
@@ -269,6 +278,19 @@ export class ChainRunsService {
   /** The run, with no access check: for what started it or writes for it (a trigger handler, a step's tool). */
   getRun(organizationId: string, runId: string): Promise<ChainRun | null> {
     return this.runs(organizationId).get(runId);
+  }
+
+  /** The input of a run's first execution, again, for the workflow that runs it itself (firstExecutionWorkflowId)
+   * and lost the answer of the activity that created it; null unless the run is one of that workflow's. */
+  async firstExecution(
+    organizationId: string,
+    runId: string,
+    workflowId: string,
+  ): Promise<ChainRunInput | null> {
+    const run = await this.runs(organizationId).get(runId);
+    if (run?.firstExecutionWorkflowId !== workflowId || run.generation !== 1) return null;
+    const steps = await this.repos.tenant(organizationId).chains.listSteps(run.actionChainId);
+    return this.executionOf(run, steps, undefined);
   }
 
   /** The status of a run started under a derived id (a trigger handler's), or null when there is none. */

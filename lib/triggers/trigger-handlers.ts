@@ -1,4 +1,4 @@
-import type { TriggerHandlerInput, TriggerHandlerOutcome, TriggerSource } from '@contracts';
+import type { ChainRunInput, TriggerHandlerInput, TriggerHandlerOutcome, TriggerSource } from '@contracts';
 import { memberContext } from '@lib/auth/authenticator';
 import type { ChainRunsService } from '@lib/chains/chain-runs.service';
 import type { ConversationsService } from '@lib/conversations/conversations.service';
@@ -14,7 +14,7 @@ import type { TriggersStore } from './store';
 export interface TriggerHandlerDeps {
   repos: Tenants<TriggersStore>;
   conversations: Pick<ConversationsService, 'create'>;
-  chainRuns: Pick<ChainRunsService, 'startRun' | 'statusOf' | 'failPending'>;
+  chainRuns: Pick<ChainRunsService, 'startRun' | 'createRun' | 'firstExecution' | 'statusOf' | 'failPending'>;
   /** The users feature: a handler runs with its creator's rights, while they are a member. */
   members: { member(organizationId: string, userId: string): Promise<MemberDoc | null> };
   logger: Logger;
@@ -28,10 +28,10 @@ export const handlerRunId = (i: TriggerHandlerInput) =>
 /** The chain run a chain handler's execution starts. */
 const runIdOf = (handlerRunId: string) => derivedId('run', ['trigger-run', handlerRunId]);
 
-function outcomeOf(run: HandlerRunDoc): TriggerHandlerOutcome {
+function outcomeOf(run: HandlerRunDoc, execution?: ChainRunInput | null): TriggerHandlerOutcome {
   return run.status === 'failed'
     ? { status: 'failed', statusMessage: run.statusMessage ?? 'failed' }
-    : { status: 'started', runId: run.runId! };
+    : { status: 'started', runId: run.runId!, ...(execution ? { execution } : {}) };
 }
 
 /**
@@ -43,16 +43,28 @@ export class TriggerHandlers {
   constructor(private readonly deps: TriggerHandlerDeps) {}
 
   /** Starts what the plan says; the chain run id and the turn's request id derive from the execution's id, so a
-   * retry finds what the first attempt started. */
-  private async start(input: TriggerHandlerInput, id: string, plan: HandlerPlan, firstAttempt: boolean) {
+   * retry finds what the first attempt started. `inlineIn`: see run(). */
+  private async start(
+    input: TriggerHandlerInput,
+    id: string,
+    plan: HandlerPlan,
+    firstAttempt: boolean,
+    inlineIn?: string,
+  ): Promise<{ done: HandlerRunDoc | null; execution?: ChainRunInput }> {
     const { deps } = this;
     const runs = deps.repos.tenant(input.organizationId).handlerRuns;
-    // A first attempt (it just created the execution's record) has started nothing yet: no run to look up.
+    // A first attempt (it just created the execution's record) has started nothing yet: no run to look up; nor
+    // has a run that its caller's workflow runs itself, which starts once that workflow has the execution.
     const [member, existing] = await Promise.all([
       deps.members.member(input.organizationId, plan.creatorUserId),
-      plan.chain && !firstAttempt ? deps.chainRuns.statusOf(input.organizationId, runIdOf(id)) : null,
+      plan.chain && !firstAttempt && !inlineIn
+        ? deps.chainRuns.statusOf(input.organizationId, runIdOf(id))
+        : null,
     ]);
-    if (!member) return runs.failed(id, "the handler's creator is no longer a member of the organization");
+    if (!member)
+      return {
+        done: await runs.failed(id, "the handler's creator is no longer a member of the organization"),
+      };
     if (plan.agent) {
       const requestId = `trigger-${id}`;
       const { conversationId } = await deps.conversations.create(
@@ -65,30 +77,43 @@ export class TriggerHandlers {
         },
         { background: true },
       );
-      return runs.started(id, conversationId, requestId);
+      return { done: await runs.started(id, conversationId, requestId) };
     }
     const runId = runIdOf(id);
+    const start = {
+      actionChainId: plan.chain!.actionChainId,
+      payload: plan.chain!.payload,
+      triggerType: input.source,
+      startedByUserId: plan.creatorUserId,
+      runId,
+    };
+    if (inlineIn) {
+      const { input: execution } = await deps.chainRuns.createRun(input.organizationId, {
+        ...start,
+        firstExecutionWorkflowId: inlineIn,
+      });
+      return { done: await runs.started(id, runId, null), execution };
+    }
     // A run already past pending was started by an earlier attempt; starting it again would re-run it.
     if (!existing || existing === 'pending')
       await deps.chainRuns.startRun(input.organizationId, {
-        actionChainId: plan.chain!.actionChainId,
-        payload: plan.chain!.payload,
-        triggerType: input.source,
-        startedByUserId: plan.creatorUserId,
-        runId,
+        ...start,
         triggerId: input.parentId,
         // A start that fails (Temporal unreachable) leaves the run pending: this activity's retry starts it.
         retriedByCaller: true,
       });
-    return runs.started(id, runId, null);
+    return { done: await runs.started(id, runId, null) };
   }
 
   /**
    * Runs one handler for one schedule fire or webhook delivery, at most once. A refusal that will not change (the
    * target is gone, the creator may no longer use it, the payload does not fit the chain) is recorded as a
    * failed execution; an outage or a full organization (429) is thrown and retried.
+   *
+   * `inlineIn`, a workflow's id: that workflow runs a chain handler's run itself (a webhook delivery with this
+   * one handler). The run is created, not started, and its first execution comes back with the outcome.
    */
-  async run(input: TriggerHandlerInput): Promise<TriggerHandlerOutcome> {
+  async run(input: TriggerHandlerInput, inlineIn?: string): Promise<TriggerHandlerOutcome> {
     const { deps } = this;
     const plan = await deps.plans[input.source](input);
     if (!plan) return { status: 'skipped', statusMessage: 'the handler was deleted' };
@@ -101,12 +126,19 @@ export class TriggerHandlers {
       handlerId: input.handlerId,
       handlerType: plan.handlerType,
     });
-    if (run.status !== 'starting') return outcomeOf(run);
+    if (run.status !== 'starting') {
+      // The workflow lost this activity's answer (its worker stopped before recording it): it still has to run it.
+      const execution =
+        inlineIn && run.status === 'started' && plan.chain
+          ? await deps.chainRuns.firstExecution(input.organizationId, run.runId!, inlineIn)
+          : null;
+      return outcomeOf(run, execution);
+    }
     if (plan.refusal) return outcomeOf((await runs.failed(id, plan.refusal))!);
     try {
-      const done = await this.start(input, id, plan, created);
-      const outcome = outcomeOf(done!);
-      deps.logger.info({ ...input, outcome }, 'trigger handler ran');
+      const { done, execution } = await this.start(input, id, plan, created, inlineIn);
+      const outcome = outcomeOf(done!, execution);
+      deps.logger.info({ ...input, outcome: outcomeOf(done!) }, 'trigger handler ran');
       return outcome;
     } catch (err) {
       if (!(err instanceof AppError) || err.status === 429) throw err;

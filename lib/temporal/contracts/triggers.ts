@@ -1,3 +1,5 @@
+import type { ChainRunInput } from './chains';
+
 /** One fire of a schedule trigger (the Temporal Schedule's action). Id: workflowIds.scheduleFire, to which
  * Temporal appends the fire's scheduled time. */
 export interface ScheduleFireInput {
@@ -28,7 +30,13 @@ export interface TriggerHandlerInput {
 
 /** What a handler's execution started: a chain run or an agent's conversation (`runId`), or why it could not. */
 export type TriggerHandlerOutcome =
-  | { status: 'started'; runId: string }
+  | {
+      status: 'started';
+      runId: string;
+      /** the chain run's first execution, for the workflow that asked to run it itself (a webhook delivery's
+       * only handler; absent otherwise) */
+      execution?: ChainRunInput;
+    }
   | { status: 'failed'; statusMessage: string }
   | { status: 'skipped'; statusMessage: string };
 
