@@ -41,6 +41,12 @@ end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 return 0`;
 
+/** The number of executions counted under each key, in one round trip. */
+const COUNTS = `
+local counts = {}
+for i = 1, #KEYS do counts[i] = redis.call('ZCARD', KEYS[i]) end
+return counts`;
+
 /** 429 `backlog_full`: the organization has `limit` unfinished executions of `kind`. */
 export class BacklogFullError extends TooManyRequestsError {
   constructor(
@@ -75,6 +81,8 @@ export class TooManyTurnsError extends TooManyRequestsError {
  * execution already there) and only if this admission took it. */
 export interface Slot {
   undo(): Promise<void>;
+  /** the execution the slot counts (its key and workflow id), when admit() added it */
+  counts?: string;
 }
 
 const NOTHING_TO_UNDO: Slot = { undo: () => Promise.resolve() };
@@ -169,7 +177,10 @@ export class Admission {
     }
     if (verdict < 0) return NOTHING_TO_UNDO;
     this.metrics?.admissionAdmitted.inc({ organization_id: organizationId, kind });
-    return { undo: () => this.release(organizationId, kind, workflowId) };
+    return {
+      counts: `${admissionKey(organizationId, kind)} ${workflowId}`,
+      undo: () => this.release(organizationId, kind, workflowId),
+    };
   }
 
   /**
@@ -182,9 +193,8 @@ export class Admission {
     const limits = await this.limits(organizationId);
     let counts: number[];
     try {
-      const pipeline = this.redis.pipeline();
-      for (const k of kinds) pipeline.zcard(admissionKey(organizationId, k));
-      counts = ((await pipeline.exec()) ?? []).map(([err, n]) => (err ? 0 : Number(n)));
+      const keys = kinds.map((k) => admissionKey(organizationId, k));
+      counts = (await this.redis.eval(COUNTS, keys.length, ...keys)) as number[];
     } catch {
       return; // admit() decides, and admits when Redis is down
     }
@@ -223,7 +233,11 @@ export class Admission {
     start: () => Promise<{ alreadyStarted: boolean }>,
     admitted?: Slot,
   ): Promise<{ alreadyStarted: boolean }> {
-    const counted = await this.record(organizationId, kind, workflowId);
+    // A slot admit() took for this very execution already counts it: recording it again would be a wasted round trip.
+    const counted =
+      admitted?.counts === `${admissionKey(organizationId, kind)} ${workflowId}`
+        ? NOTHING_TO_UNDO
+        : await this.record(organizationId, kind, workflowId);
     const undo = () => Promise.all([counted.undo(), admitted?.undo()]);
     try {
       const started = await start();

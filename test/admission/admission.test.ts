@@ -236,6 +236,29 @@ describe('Admission of background work', function () {
     expect(await unfinished(org, 'webhook_deliveries')).to.equal(2);
   });
 
+  it('counts an execution admit() let in once, and not in place of another; a start that finds it started gives it back', async () => {
+    const org = await newOrg('Counted Once Org');
+    const key = admissionKey(org.organizationId, 'chain_runs');
+    const counted = async () => (await env.deps.redis.zrange(key, 0, -1)).sort();
+    const started = () => Promise.resolve({ alreadyStarted: false });
+    const a = await admission().admit(org.organizationId, 'chain_runs', 'wf-a');
+    await admission().startCounted(org.organizationId, 'chain_runs', 'wf-a', started, a);
+    expect(await counted()).to.deep.equal(['wf-a']);
+    // The slot of another execution does not count this one.
+    const c = await admission().admit(org.organizationId, 'chain_runs', 'wf-c');
+    await admission().startCounted(org.organizationId, 'chain_runs', 'wf-b', started, c);
+    expect(await counted()).to.deep.equal(['wf-a', 'wf-b', 'wf-c']);
+    const d = await admission().admit(org.organizationId, 'chain_runs', 'wf-d');
+    await admission().startCounted(
+      org.organizationId,
+      'chain_runs',
+      'wf-d',
+      () => Promise.resolve({ alreadyStarted: true }),
+      d,
+    );
+    expect(await counted()).to.deep.equal(['wf-a', 'wf-b', 'wf-c']);
+  });
+
   it('answers a turn from the interactive queue while background work waits, each keyed for fairness by organization', async () => {
     const busy = await newOrg('Busy Org');
     const quiet = await newOrg('Quiet Org');
