@@ -26,6 +26,9 @@ class World {
   readonly visibleAgents = new Set(['agt_mine']);
   readonly visibleBases = new Set(['kb_mine']);
   readonly chainNames = new Map([['chn_1', 'Triage']]);
+  removedTargets: string[] = [];
+  /** the attachment is deleted by another request between the service's read and its write */
+  deletedMeanwhile = false;
 
   private find(stepId: string, kind: StepAttachmentKind, targetId: string) {
     return this.attachments.find((a) => a.stepId === stepId && a.kind === kind && a.targetId === targetId);
@@ -57,9 +60,13 @@ class World {
           return Promise.resolve(doc);
         },
         updateStepConfig: (stepId: string, kind: StepAttachmentKind, id: string, configJson: string) => {
-          const doc = this.find(stepId, kind, id);
+          const doc = this.deletedMeanwhile ? undefined : this.find(stepId, kind, id);
           if (doc) doc.configJson = configJson;
           return Promise.resolve(doc ?? null);
+        },
+        removeTarget: (kind: StepAttachmentKind, id: string) => {
+          this.removedTargets.push(`${kind} ${id}`);
+          return Promise.resolve();
         },
         detachFromStep: (stepId: string, kind: StepAttachmentKind, id: string) => {
           const before = this.attachments.length;
@@ -167,6 +174,12 @@ describe('chain attachments service', () => {
       allowedHosts: ['new.example.com'],
       headers: { Authorization: 'Bearer s3cret' },
     });
+    // detached by another request while this one changed it: 404, not a view of nothing
+    w.deletedMeanwhile = true;
+    const gone = await refusal(
+      w.service.updateStepTool(ctx, 'chn_1', 'stp_1', 'http_request', { allowedHosts: ['x.example.com'] }),
+    );
+    expect([gone.status, gone.message]).to.deep.equal([404, 'tool attachment not found']);
     // not attached: 404 even for a configuration that would be refused
     const missing = await refusal(w.service.updateStepTool(ctx, 'chn_1', 'stp_2', 'http_request', {}));
     expect([missing.status, missing.message]).to.deep.equal([404, 'tool attachment not found']);
@@ -219,5 +232,11 @@ describe('chain attachments service', () => {
     expect(await w.service.detachFromAgent(ctx, 'agt_mine', 'chn_1')).to.include({ deleted: true });
     const again = await refusal(w.service.detachFromAgent(ctx, 'agt_mine', 'chn_1'));
     expect([again.status, again.message]).to.deep.equal([404, 'chain attachment not found']);
+  });
+
+  it('detaches a deleted target from every step of the organization that used it', async () => {
+    const w = new World();
+    await w.service.removeTarget('org_1', 'knowledge-base', 'kb_gone');
+    expect(w.removedTargets).to.deep.equal(['knowledge-base kb_gone']);
   });
 });

@@ -35,8 +35,14 @@ class World {
   /** executions that have ended: Temporal no longer finds them to cancel */
   ended = new Set<string>();
   admitted: string[] = [];
+  admittedKinds: string[] = [];
+  countedKinds: string[] = [];
+  startOptions: Array<Record<string, unknown>> = [];
+  listed: unknown[] = [];
   undone = 0;
   startFails = false;
+  /** what Temporal answers a cancel with, for an execution it finds */
+  cancelError?: Error;
   steps: StepDoc[] = [
     step(1, { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] }),
     step(2),
@@ -48,6 +54,10 @@ class World {
         chains: { listSteps: () => Promise.resolve(this.steps) },
         chainRuns: {
           get: (id: string) => Promise.resolve(this.runs.get(id) ?? null),
+          list: (_chainId: string, opts: unknown) => {
+            this.listed.push(opts);
+            return Promise.resolve({ items: [], total: 0 });
+          },
           create: (f: { runId: string } & Partial<ChainRun>) => {
             if (this.runs.has(f.runId))
               return Promise.reject(Object.assign(new Error('dup'), { code: 11000 }));
@@ -83,11 +93,13 @@ class World {
           start: (_type: string, o: { workflowId: string; args: unknown[] }) => {
             if (this.startFails) return Promise.reject(new Error('Temporal is unreachable'));
             this.started.push({ workflowId: o.workflowId, args: o.args });
+            this.startOptions.push(o);
             return Promise.resolve();
           },
           getHandle: (id: string) => ({
             cancel: () => {
               if (this.ended.has(id)) return Promise.reject(new WorkflowNotFoundError('gone', id, undefined));
+              if (this.cancelError) return Promise.reject(this.cancelError);
               this.cancelled.push(id);
               return Promise.resolve();
             },
@@ -100,17 +112,23 @@ class World {
         id === 'chn_1' ? Promise.resolve({ _id: id }) : Promise.reject(notFound('action chain')),
     } as unknown as ChainsService,
     {
-      admit: (_org: string, _kind: string, workflowId: string) => {
+      admit: (_org: string, kind: string, workflowId: string) => {
         this.admitted.push(workflowId);
+        this.admittedKinds.push(kind);
         return Promise.resolve({ undo: () => Promise.resolve(void this.undone++) });
       },
       startCounted: (
         _org: string,
-        _kind: string,
+        kind: string,
         _id: string,
         start: () => Promise<{ alreadyStarted: boolean }>,
-      ) => start(),
+      ) => {
+        this.countedKinds.push(kind);
+        return start();
+      },
     },
+    // CHAIN_FANOUT_MAX
+    3,
   );
 }
 
@@ -265,5 +283,102 @@ describe('chain runs service', () => {
 
     w.runs.get(runId)!.actionChainId = 'chn_other';
     expect((await refusal(w.service.get(ctx, 'chn_1', runId))).message).to.equal('run not found');
+  });
+
+  it('names onlyStep in the execution and plans only that step; counts it as a chain run with its search attributes', async () => {
+    const w = new World();
+    const { runId } = await w.service.run(ctx, 'chn_1', { payload: { message: 'hi' }, onlyStep: 2 }, false);
+    expect(runId).to.match(/^run_/);
+    expect(w.runs.get(runId)!.messageId).to.match(/^msg_/);
+    expect(w.started[0]!.args[0]).to.deep.include({
+      onlyStep: 2,
+      plan: { steps: [{ stepId: 'stp_2', stepOrder: 2, name: undefined }] },
+    });
+    expect(w.admittedKinds).to.deep.equal(['chain_runs']);
+    expect(w.countedKinds).to.deep.equal(['chain_runs']);
+    const attributes = (o: Record<string, unknown>) =>
+      (o.typedSearchAttributes as Array<{ key: { name: string }; value: unknown }>).map((p) => [
+        p.key.name,
+        p.value,
+      ]);
+    expect(attributes(w.startOptions[0]!)).to.deep.equal([
+      ['OrganizationId', 'org_1'],
+      ['ActionChainId', 'chn_1'],
+    ]);
+
+    await w.service.run(ctx, 'chn_1', { payload: { message: 'hi' } }, false);
+    expect(w.started[1]!.args[0]).to.not.have.property('onlyStep');
+    const { runId: triggered } = await w.service.startRun('org_1', {
+      actionChainId: 'chn_1',
+      payload: { message: 'hi' },
+      triggerType: 'webhook',
+      startedByUserId: 'usr_1',
+      triggerId: 'whk_1',
+    });
+    expect(triggered).to.match(/^run_/);
+    expect(attributes(w.startOptions[2]!)).to.deep.equal([
+      ['OrganizationId', 'org_1'],
+      ['ActionChainId', 'chn_1'],
+      ['TriggerId', 'whk_1'],
+    ]);
+    expect(w.countedKinds).to.deep.equal(['chain_runs', 'chain_runs', 'chain_runs']);
+  });
+
+  it("refuses an API run whose input fans out too wide at a step it will run; a trigger's run is not refused", async () => {
+    const w = new World();
+    w.steps = [{ ...step(1), name: 'each', forEachElement: '$.input.items', runIf: null }, step(2)];
+    const payload = { items: [1, 2, 3, 4] };
+    const wide = await refusal(w.service.run(ctx, 'chn_1', { payload }, false));
+    expect([wide.status, wide.code]).to.deep.equal([400, 'fanout_too_large']);
+    expect(w.runs.size).to.equal(0);
+    // only step 2 runs: step 1's fan-out does not matter
+    await w.service.run(ctx, 'chn_1', { payload, onlyStep: 2 }, false);
+    await w.service.run(ctx, 'chn_1', { payload: { items: [1, 2, 3] } }, false);
+    await w.service.startRun('org_1', {
+      actionChainId: 'chn_1',
+      payload,
+      triggerType: 'webhook',
+      startedByUserId: 'usr_1',
+    });
+    expect(w.runs.size).to.equal(3);
+  });
+
+  it('names each problem of a payload in the details; a chain with no enabled step takes any payload', async () => {
+    const w = new World();
+    const input = await refusal(w.service.run(ctx, 'chn_1', { payload: { message: 5 } }, false));
+    expect(input.details).to.deep.equal([{ message: 'payload/message must be string' }]);
+    w.steps = [{ ...step(1, { type: 'object', required: ['x'] }), enabled: false }];
+    const { runId } = await w.service.run(ctx, 'chn_1', { payload: { anything: true } }, false);
+    expect(w.runs.has(runId)).to.equal(true);
+  });
+
+  it('admits a re-run as the next generation, says why a pending run is not re-run, and passes on a failed cancel', async () => {
+    const w = new World();
+    const { runId } = await w.service.run(ctx, 'chn_1', { payload: { message: 'hi' } }, false);
+    const conflict = await refusal(w.service.run(ctx, 'chn_1', { runId }, false));
+    expect(conflict.message).to.equal(
+      'the run is still pending or running; re-run it once it has finished, or with resetToRunning=true',
+    );
+    w.runs.get(runId)!.status = 'failed';
+    const before = w.runs.get(runId)!.messageId;
+    const rerun = await w.service.run(ctx, 'chn_1', { runId }, false);
+    expect(rerun.messageId).to.match(/^msg_/).and.not.equal(before);
+    expect(w.admitted.at(-1)).to.equal(`chain-run-org_1-${runId}-2`);
+
+    w.cancelError = new Error('Temporal is unreachable');
+    const failed = await w.service.run(ctx, 'chn_1', { runId }, true).then(
+      () => 'started',
+      (err: unknown) => (err as Error).message,
+    );
+    expect(failed).to.equal('Temporal is unreachable');
+  });
+
+  it("lists a chain's runs oldest first unless asked otherwise, and reads a run for a trigger with no access check", async () => {
+    const w = new World();
+    await w.service.list(ctx, 'chn_1', { limit: 10, offset: 0 });
+    expect(w.listed).to.deep.equal([{ limit: 10, offset: 0, orderBy: 'created_at', descending: false }]);
+    const { runId } = await w.service.run(ctx, 'chn_1', { payload: { message: 'hi' } }, false);
+    expect((await w.service.getRun('org_1', runId))?._id).to.equal(runId);
+    expect(await w.service.getRun('org_1', 'run_none')).to.equal(null);
   });
 });

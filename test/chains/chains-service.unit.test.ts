@@ -21,6 +21,8 @@ class World {
   steps = new Map<string, StepDoc>();
   removed: string[] = [];
   touched: string[] = [];
+  /** the chain or step is deleted by another request between the service's read and its write */
+  deletedMeanwhile = false;
 
   readonly store = {
     tenant: () => ({
@@ -32,7 +34,7 @@ class World {
           return Promise.resolve(doc);
         },
         update: (id: string, fields: Partial<ChainFields>) => {
-          const doc = this.chains.get(id);
+          const doc = this.deletedMeanwhile ? undefined : this.chains.get(id);
           if (doc) Object.assign(doc, fields);
           return Promise.resolve(doc ?? null);
         },
@@ -55,13 +57,17 @@ class World {
         },
         replaceStep: (id: string, stepId: string, fields: StepFields) => {
           const old = this.steps.get(stepId);
-          if (old?.actionChainId !== id) return Promise.resolve(null);
+          if (old?.actionChainId !== id || this.deletedMeanwhile) return Promise.resolve(null);
           const doc = { ...old, ...fields };
           this.steps.set(stepId, doc);
           return Promise.resolve(doc);
         },
         removeStep: (id: string, stepId: string) =>
-          Promise.resolve(this.steps.get(stepId)?.actionChainId === id && this.steps.delete(stepId)),
+          Promise.resolve(
+            !this.deletedMeanwhile &&
+              this.steps.get(stepId)?.actionChainId === id &&
+              this.steps.delete(stepId),
+          ),
         removeSteps: (id: string) => {
           for (const s of [...this.steps.values()]) if (s.actionChainId === id) this.steps.delete(s._id);
           return Promise.resolve();
@@ -267,5 +273,62 @@ describe('chains service', () => {
     expect(w.chains.has(a.actionChainId)).to.equal(false);
     expect([...w.steps.values()].map((s) => s.actionChainId)).to.deep.equal([b.actionChainId]);
     expect((await refusal(w.service.remove(ctx, a.actionChainId))).status).to.equal(404);
+  });
+
+  it('gives new chains and steps their own ids, and checks the schema budget of a step added or changed alone', async () => {
+    const w = new World();
+    const chain = await w.service.create(ctx, {
+      name: 'A',
+      description: '',
+      llmInstructions: '',
+      steps: [{ stepOrder: 1 }],
+    });
+    expect(chain.actionChainId).to.match(/^chn_/);
+    expect(chain.steps![0]!.stepId).to.match(/^stp_/);
+    const added = await w.service.createStep(ctx, chain.actionChainId, { stepOrder: 2 });
+    expect(added.stepId).to.match(/^stp_/);
+    // 12 objects: over the budget of 10 this service was given
+    const big = {
+      type: 'object',
+      properties: { a: { type: 'object', properties: { b: { type: 'object', properties: {} } } } },
+    };
+    const asNew = await refusal(
+      w.service.createStep(ctx, chain.actionChainId, { stepOrder: 3, inputSchema: big, outputSchema: big }),
+    );
+    expect(asNew.status).to.equal(400);
+    const asChange = await refusal(
+      w.service.updateStep(ctx, chain.actionChainId, added.stepId, {
+        stepOrder: 2,
+        inputSchema: big,
+        outputSchema: big,
+      }),
+    );
+    expect(asChange.status).to.equal(400);
+    expect(w.steps.size).to.equal(2);
+    expect(w.steps.get(added.stepId)?.inputSchemaJson ?? null).to.equal(null);
+  });
+
+  it('answers 404 naming what is missing, also when it is deleted between the read and the write', async () => {
+    const w = new World();
+    expect((await refusal(w.service.get(ctx, 'chn_none'))).message).to.equal('action chain not found');
+    const chain = await w.service.create(ctx, {
+      name: 'A',
+      description: '',
+      llmInstructions: '',
+      steps: [{ stepOrder: 1 }, { stepOrder: 2 }],
+    });
+    const [first, second] = chain.steps!.map((s) => s.stepId) as [string, string];
+    w.deletedMeanwhile = true;
+    const update = await refusal(
+      w.service.update(ctx, chain.actionChainId, { name: 'B', description: '', llmInstructions: '' }),
+    );
+    expect([update.status, update.message]).to.deep.equal([404, 'action chain not found']);
+    const stepUpdate = await refusal(
+      w.service.updateStep(ctx, chain.actionChainId, first, { stepOrder: 1, name: 'x' }),
+    );
+    expect([stepUpdate.status, stepUpdate.message]).to.deep.equal([404, 'step not found']);
+    const stepRemoval = await refusal(w.service.removeStep(ctx, chain.actionChainId, second));
+    expect([stepRemoval.status, stepRemoval.message]).to.deep.equal([404, 'step not found']);
+    expect(w.touched).to.deep.equal([]);
   });
 });

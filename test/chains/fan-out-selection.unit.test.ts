@@ -129,3 +129,19 @@ describe('for-each selection (forEachElement) against a reference (fast-check)',
     );
   });
 });
+
+describe('for-each selection: what the reference above does not draw', () => {
+  it('fans out over everything a recursive descent finds', () => {
+    expect(selectElements('$..n', { input: { a: { n: 1 }, b: { n: 2 } } })).to.deep.equal({
+      ok: true,
+      elements: [1, 2],
+    });
+  });
+
+  it('names null as what a path selects when it is not an array', () => {
+    expect(selectElements('$.input.x', { input: { x: null } })).to.deep.equal({
+      ok: false,
+      problem: 'forEachElement $.input.x selects null, not an array',
+    });
+  });
+});

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { AppError } from '@lib/errors';
 import {
@@ -188,5 +189,32 @@ describe('chain step fields', () => {
     expect(validatorFor(json)).to.equal(validate);
     expect(validate({ n: 1 })).to.equal(true);
     expect(validate({ n: 'x' })).to.equal(false);
+  });
+
+  it('names each problem of a step in the details, in order, and the message as their list', () => {
+    let err: unknown;
+    try {
+      stepFieldsFromBody({ stepOrder: 1, forEachElement: 'rows', inputSchema: { type: 'string' } });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).to.be.instanceOf(AppError);
+    expect((err as AppError).message).to.equal(
+      "invalid step: forEachElement: must be a JSONPath starting with $ (for example $.input.items); inputSchema: must have type 'object'",
+    );
+    expect((err as AppError).details).to.deep.equal([
+      { message: 'forEachElement: must be a JSONPath starting with $ (for example $.input.items)' },
+      { message: "inputSchema: must have type 'object'" },
+    ]);
+  });
+
+  it('validates with a schema it has not seen before, and with one it has', () => {
+    // a schema no earlier test can have compiled
+    const schemaJson = JSON.stringify({
+      ...objectSchema({ n: { type: 'number' } }),
+      description: randomUUID(),
+    });
+    expect(validatorFor(schemaJson)({ n: 1 })).to.equal(true);
+    expect(validatorFor(schemaJson)({ n: 'one' })).to.equal(false);
   });
 });

@@ -67,6 +67,14 @@ describe("a tenant's schema compiler", () => {
     expect(validate.errors?.map((e) => e.keyword).sort()).to.deep.equal(['pattern', 'required']);
   });
 
+  it('names at most the first 100 characters of a long pattern it refuses, and what to leave out', () => {
+    const pattern = `(a)\\1${'b'.repeat(150)}`;
+    expect(() => tenantAjv().compile({ type: 'string', pattern })).to.throw(
+      `pattern ${JSON.stringify(pattern.slice(0, 100))} cannot be matched in linear time; ` +
+        'leave out backreferences and lookarounds (and \\p{…} classes)',
+    );
+  });
+
   it('refuses a pattern the linear-time engine cannot run, naming it', () => {
     expect(() => tenantAjv().compile({ type: 'string', pattern: '^(a)\\1$' })).to.throw(
       /pattern "\^\(a\)\\\\1\$" cannot be matched in linear time/,
