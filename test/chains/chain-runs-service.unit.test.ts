@@ -381,4 +381,33 @@ describe('chain runs service', () => {
     expect((await w.service.getRun('org_1', runId))?._id).to.equal(runId);
     expect(await w.service.getRun('org_1', 'run_none')).to.equal(null);
   });
+
+  it("creates a run a webhook delivery's workflow runs itself, gives that workflow its execution again, and cancels that workflow when a re-run supersedes it", async () => {
+    const w = new World();
+    const start = {
+      actionChainId: 'chn_1',
+      payload: { message: 'hi' },
+      triggerType: 'webhook' as const,
+      startedByUserId: 'usr_1',
+      runId: 'run_inline',
+      firstExecutionWorkflowId: 'webhook-delivery-1',
+    };
+    const { input } = await w.service.createRun('org_1', start);
+    expect(w.runs.get('run_inline')).to.include({ firstExecutionWorkflowId: 'webhook-delivery-1' });
+    expect(w.started).to.deep.equal([]);
+    expect(await w.service.firstExecution('org_1', 'run_inline', 'webhook-delivery-1')).to.deep.equal(input);
+    expect(await w.service.firstExecution('org_1', 'run_inline', 'webhook-delivery-2')).to.equal(null);
+    expect(await w.service.firstExecution('org_1', 'run_none', 'webhook-delivery-1')).to.equal(null);
+    // a run of its own names no such workflow
+    await w.service.createRun('org_1', { ...start, runId: 'run_own', firstExecutionWorkflowId: undefined });
+    expect(w.runs.get('run_own')).to.not.have.property('firstExecutionWorkflowId');
+
+    // its first execution runs in the delivery's workflow: a re-run that supersedes it cancels that workflow
+    await w.service.run(ctx, 'chn_1', { runId: 'run_inline' }, true);
+    expect(w.cancelled).to.deep.equal(['webhook-delivery-1']);
+    // once re-run, the delivery's workflow no longer runs it
+    expect(await w.service.firstExecution('org_1', 'run_inline', 'webhook-delivery-1')).to.equal(null);
+    await w.service.run(ctx, 'chn_1', { runId: 'run_inline' }, true);
+    expect(w.cancelled).to.deep.equal(['webhook-delivery-1', 'chain-run-org_1-run_inline-2']);
+  });
 });

@@ -141,6 +141,8 @@ describe('writing a chain step from a prompt', () => {
       ],
       [apiError(500), 'the model server answered HTTP 500; try again later'],
       [new Error('socket hang up'), 'the model call failed; try again later'],
+      // a status alone does not make an answer of the model server
+      [Object.assign(new Error('odd'), { status: 503 }), 'the model call failed; try again later'],
     ];
     for (const [err, expected] of cases) {
       const w = world([err]);
