@@ -133,6 +133,20 @@ describe('chain run repository against the database', function () {
     expect(run!.stateVersion).to.equal(1);
     // the version has moved on: a write from the copy at 0 is refused
     expect(await runs().recordStep(runId, 1, result, '{"input":{},"a":2}', 0)).to.equal(false);
+    // a failed step's detail as given; a step without a name stored with an empty one
+    const failed = {
+      ...result,
+      stepId: 'stp_2',
+      stepOrder: 2,
+      name: undefined as unknown as string,
+      outcome: 'failed' as const,
+      detail: 'the model gave up',
+    };
+    expect(await runs().recordStep(runId, 1, failed)).to.equal(true);
+    expect((await runs().get(runId))!.stepResults.stp_2).to.deep.include({
+      name: '',
+      detail: 'the model gave up',
+    });
   });
 
   it("stores a fan-out step's elements over more than one batch, with their fingerprint", async () => {

@@ -347,6 +347,11 @@ describe('chain runs service', () => {
     const w = new World();
     const input = await refusal(w.service.run(ctx, 'chn_1', { payload: { message: 5 } }, false));
     expect(input.details).to.deep.equal([{ message: 'payload/message must be string' }]);
+    w.steps = [step(1, { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } } })];
+    const two = await refusal(w.service.run(ctx, 'chn_1', { payload: { a: 1, b: 'x' } }, false));
+    expect(two.message).to.equal(
+      "the payload does not fit the first step's inputSchema: payload/a must be string; payload/b must be number",
+    );
     w.steps = [{ ...step(1, { type: 'object', required: ['x'] }), enabled: false }];
     const { runId } = await w.service.run(ctx, 'chn_1', { payload: { anything: true } }, false);
     expect(w.runs.has(runId)).to.equal(true);
@@ -392,6 +397,8 @@ describe('chain runs service', () => {
       runId: 'run_inline',
       firstExecutionWorkflowId: 'webhook-delivery-1',
     };
+    const { run: fresh } = await w.service.createRun('org_1', { ...start, runId: undefined });
+    expect(fresh._id).to.match(/^run_/);
     const { input } = await w.service.createRun('org_1', start);
     expect(w.runs.get('run_inline')).to.include({ firstExecutionWorkflowId: 'webhook-delivery-1' });
     expect(w.started).to.deep.equal([]);

@@ -40,6 +40,7 @@ describe('chains repository against the database', function () {
     const owner = world.org.owner.userId;
     await chains().create(id('chn_a'), owner, fields(id('Alpha')));
     await chains().create(id('chn_b'), owner, fields(id('Beta')));
+    await chains().create(id('chn_c'), owner, fields(id('Gamma')));
     await storeForeign(id('chn_x'), id('Alpha'), owner);
     const names = (docs: Array<{ _id: string }>) => docs.map((d) => d._id).sort();
     expect(names(await chains().getMany([id('chn_a'), id('chn_x')]))).to.deep.equal([id('chn_a')]);

@@ -138,6 +138,10 @@ describe('for-each selection: what the reference above does not draw', () => {
     });
   });
 
+  it("reads a property whose name holds '?(' as a name, not a filter", () => {
+    expect(selectElements("$['a?(b']", { 'a?(b': [1, 2] })).to.deep.equal({ ok: true, elements: [1, 2] });
+  });
+
   it('names null as what a path selects when it is not an array', () => {
     expect(selectElements('$.input.x', { input: { x: null } })).to.deep.equal({
       ok: false,

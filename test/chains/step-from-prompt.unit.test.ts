@@ -141,6 +141,8 @@ describe('writing a chain step from a prompt', () => {
       ],
       [apiError(500), 'the model server answered HTTP 500; try again later'],
       [new Error('socket hang up'), 'the model call failed; try again later'],
+      // aborted: an API error without a status is no answer of the model server either
+      [new OpenAI.APIUserAbortError(), 'the model call failed; try again later'],
       // a status alone does not make an answer of the model server
       [Object.assign(new Error('odd'), { status: 503 }), 'the model call failed; try again later'],
     ];
@@ -160,6 +162,23 @@ describe('writing a chain step from a prompt', () => {
     }
   });
 
+  it('lists every problem of the second answer, and works without a logger', async () => {
+    const twoProblems = JSON.stringify({ ...step, name: ' ', reasoning: 'extreme' });
+    const w = world([answer(twoProblems), answer(twoProblems)]);
+    const refused = await failure(w.service.generate(ctx, { prompt: 'x' }));
+    expect(refused.message).to.equal(
+      'the model answered 2 times with a step that cannot be used: name must not be blank; reasoning must be one of none, low, medium, high',
+    );
+    const quiet = new StepFromPromptService(
+      { chat: { completions: { create: () => Promise.reject(new Error('down')) } } } as unknown as OpenAI,
+      { requireCredits: () => Promise.resolve() } as unknown as CreditsService,
+      { model: 'm', timeoutMs: 1000 },
+    );
+    expect((await failure(quiet.generate(ctx, { prompt: 'x' }))).message).to.equal(
+      'the model call failed; try again later',
+    );
+  });
+
   it('takes context of exactly 50,000 characters as JSON, and refuses one more with where and how much', async () => {
     // {"t":""} is 8 characters
     const exactly = { t: 'x'.repeat(50_000 - 8) };
@@ -175,5 +194,12 @@ describe('writing a chain step from a prompt', () => {
       message: 'request/body/existingWorkflow must be at most 50000 characters as JSON',
       details: [{ path: '/body/existingWorkflow', message: 'must be at most 50000 characters as JSON' }],
     });
+    const both = await failure(
+      world([]).service.generate(ctx, { prompt: 'x', workflowInput: over, existingWorkflow: over }),
+    );
+    expect(both.message).to.equal(
+      'request/body/workflowInput must be at most 50000 characters as JSON; ' +
+        'request/body/existingWorkflow must be at most 50000 characters as JSON',
+    );
   });
 });
