@@ -89,6 +89,16 @@ export const features = {
       .min(1)
       .default('.data/vectors')
       .describe('LanceDB folder (shared by the API and one worker)'),
+    VECTOR_INDEX_CACHE_MB: int()
+      .min(1)
+      .default(256)
+      .describe("LanceDB: index data each process keeps in memory, in MB (LanceDB's own default is 6 GB)"),
+    VECTOR_METADATA_CACHE_MB: int()
+      .min(1)
+      .default(64)
+      .describe(
+        "LanceDB: table metadata (manifests, file footers) each process keeps in memory, in MB (LanceDB's own default is 1 GB)",
+      ),
     PINECONE_API_KEY: z.string().optional().describe('the Pinecone key, a secret'),
     PINECONE_INDEXES: z
       .string()

@@ -6,7 +6,12 @@ export type Config = ReturnType<typeof loadConfig>;
 
 /** The vector store: LanceDB in VECTOR_DIR, or Pinecone with an index per embedding model. */
 function vectorSettings(c: z.infer<typeof schema>): VectorStoreSettings {
-  if (c.VECTOR_STORE === 'lancedb') return { kind: 'lancedb', dir: c.VECTOR_DIR };
+  if (c.VECTOR_STORE === 'lancedb')
+    return {
+      kind: 'lancedb',
+      dir: c.VECTOR_DIR,
+      caches: { indexCacheMb: c.VECTOR_INDEX_CACHE_MB, metadataCacheMb: c.VECTOR_METADATA_CACHE_MB },
+    };
   if (!c.PINECONE_API_KEY || !c.PINECONE_INDEXES)
     throw new Error(
       'invalid configuration: VECTOR_STORE=pinecone needs PINECONE_API_KEY and PINECONE_INDEXES',

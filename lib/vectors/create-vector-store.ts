@@ -1,9 +1,9 @@
-import type { LanceIndexSettings } from '@lib/vectors/lancedb';
+import type { LanceCacheSettings, LanceIndexSettings } from '@lib/vectors/lancedb';
 import type { PineconeSettings } from '@lib/vectors/pinecone';
 import type { VectorStore } from '@lib/vectors/vector-store';
 
 export type VectorStoreSettings =
-  | { kind: 'lancedb'; dir: string; index?: Partial<LanceIndexSettings> }
+  | { kind: 'lancedb'; dir: string; index?: Partial<LanceIndexSettings>; caches?: LanceCacheSettings }
   | ({ kind: 'pinecone' } & PineconeSettings);
 
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, see createVectorStore */
@@ -13,7 +13,7 @@ function openStore(settings: VectorStoreSettings): VectorStore {
     return new PineconeVectorStore({ apiKey: settings.apiKey, indexes: settings.indexes });
   }
   const { LanceVectorStore } = require('./lancedb') as typeof import('./lancedb');
-  return new LanceVectorStore(settings.dir, settings.index);
+  return new LanceVectorStore(settings.dir, settings.index, settings.caches);
 }
 /* eslint-enable @typescript-eslint/no-require-imports */
 

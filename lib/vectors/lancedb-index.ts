@@ -53,6 +53,9 @@ export const DEFAULT_INDEX_SETTINGS: LanceIndexSettings = {
 
 export const VECTOR_INDEX = 'vector_idx';
 
+/** How long a table's older versions stay on disk after a compaction below the index threshold. */
+export const OLD_VERSIONS_KEPT_MS = 10 * 60_000;
+
 const isHnsw = (s: LanceIndexSettings) => s.kind === 'ivf_hnsw_sq';
 
 /** Sets how an indexed search probes; LanceDB ignores these on a table without a vector index. */
@@ -100,15 +103,21 @@ const SCALAR_INDICES = [
 ] as const;
 
 /**
- * Builds the vector index once the table reaches the threshold; later folds the rows added since into it as a
- * delta index, and rebuilds it as one index when the deltas pile up (or when it is of another kind than the
- * settings ask for). Runs in the table's write queue.
+ * Below the threshold, compacts the table; builds the vector index once the table reaches the threshold; later
+ * folds the rows added since into it as a delta index, and rebuilds it as one index when the deltas pile up (or
+ * when it is of another kind than the settings ask for). Runs in the table's write queue.
  */
 export async function maintainIndex(table: Table, s: LanceIndexSettings, dimensions: number): Promise<void> {
   const stats = await table.indexStats(VECTOR_INDEX);
   if (stats && stats.numUnindexedRows < s.reindexAfter) return;
   const rows = await table.countRows();
-  if (!stats && rows < s.threshold) return;
+  if (!stats && rows < s.threshold) {
+    // No index to remap yet: compaction is cheap, and without it every small write leaves a fragment that every
+    // later read and write goes over. Versions older than OLD_VERSIONS_KEPT_MS go with it (each compaction
+    // rewrites the table; no read lasts that long).
+    await table.optimize({ cleanupOlderThan: new Date(Date.now() - OLD_VERSIONS_KEPT_MS) });
+    return;
+  }
   // Compacting first means the index covers fragments that compaction leaves alone from then on. Compacting
   // fragments an HNSW index already covers remaps the index, which cost 35 s after a 64 s build at 20k rows
   // (measured); compacted first, each later fold took about a second. With an index present, this also folds

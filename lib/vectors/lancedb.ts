@@ -1,4 +1,4 @@
-import { connect, makeArrowTable, type Connection, type Table } from '@lancedb/lancedb';
+import { connect, makeArrowTable, Session, type Connection, type Table } from '@lancedb/lancedb';
 import {
   DEFAULT_INDEX_SETTINGS,
   maintainIndex,
@@ -24,6 +24,26 @@ import type {
 
 export { DEFAULT_INDEX_SETTINGS, type LanceIndexSettings };
 
+/**
+ * The bounds of LanceDB's in-memory caches in one process (VECTOR_INDEX_CACHE_MB, VECTOR_METADATA_CACHE_MB).
+ * LanceDB's defaults are 6 GB of index data and 1 GB of metadata. The metadata cache keeps the manifest of every
+ * version a process has read, and every write is a version whose manifest lists all of the table's fragments: the
+ * worker grew by 5–10 MB a minute in the 60-minute soak (bench/RESULTS.md#soak).
+ */
+export interface LanceCacheSettings {
+  indexCacheMb: number;
+  metadataCacheMb: number;
+}
+
+export const DEFAULT_CACHE_SETTINGS: LanceCacheSettings = { indexCacheMb: 256, metadataCacheMb: 64 };
+
+/**
+ * Writes to a table without a vector index after which it is compacted (LanceDB's advice: after about 20 data
+ * changes). Each upsert or delete adds a fragment or a deletion file, and every read and write goes over all of
+ * them: over 600 five-row writes without compaction, a write and a search went from 0.2 s to over a second.
+ */
+export const COMPACT_AFTER_WRITES = 20;
+
 /** What a query reads back: the ids and the distance, never the vector. */
 const MATCH_COLUMNS = ['id', 'knowledge_base_id', 'file_id', 'chunk_id', '_distance'];
 
@@ -39,15 +59,17 @@ export class LanceVectorStore implements VectorStore {
   private readonly tables = new Map<string, Promise<Table | undefined>>();
   private readonly writeQueues = new Map<string, Promise<unknown>>();
   private readonly settings: LanceIndexSettings;
-  /** Rows written since the table's index state was last looked at, per table. */
-  private readonly sinceCheck = new Map<string, number>();
+  /** Rows and writes since the table's index state was last looked at, per table. */
+  private readonly sinceCheck = new Map<string, { rows: number; writes: number }>();
 
   private db: Promise<Connection> | undefined;
+  private session: Session | undefined;
 
   /** Connects on first use (the folder is created then). */
   constructor(
     private readonly dir: string,
     settings: Partial<LanceIndexSettings> = {},
+    private readonly caches: LanceCacheSettings = DEFAULT_CACHE_SETTINGS,
   ) {
     this.settings = { ...DEFAULT_INDEX_SETTINGS, ...settings };
     // indexStats() would otherwise log a deprecation warning on every call and return the centroids we never read.
@@ -58,7 +80,12 @@ export class LanceVectorStore implements VectorStore {
     if (!this.db) {
       // The API process searches while the worker process writes: every read looks for newer versions
       // (a check of the table's manifest on local disk) instead of answering from the version it opened.
-      this.db = connect(this.dir, { readConsistencyInterval: 0 });
+      const MB = 2 ** 20;
+      this.session ??= new Session(
+        BigInt(this.caches.indexCacheMb * MB),
+        BigInt(this.caches.metadataCacheMb * MB),
+      );
+      this.db = connect(this.dir, { readConsistencyInterval: 0, session: this.session });
       this.db.catch(() => (this.db = undefined));
     }
     return this.db;
@@ -88,16 +115,25 @@ export class LanceVectorStore implements VectorStore {
     await this.write(model, async (table) => {
       await table.mergeInsert('key').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
     });
+    this.written(model, byKey.size);
+  }
+
+  /**
+   * Counts a write to the model's table; after enough rows or writes, looks at the table's index (and, below the
+   * index threshold, compacts it). Not awaited: the caller's write is done; the table catches up in its queue.
+   */
+  private written(model: EmbeddingModelRef, rows: number) {
     const name = tableName(model);
-    const written = (this.sinceCheck.get(name) ?? 0) + byKey.size;
-    this.sinceCheck.set(name, written);
-    if (written >= Math.min(this.settings.threshold, this.settings.reindexAfter) / 4) {
-      this.sinceCheck.set(name, 0);
-      // Not awaited: the caller's vectors are stored; the index catches up in the table's write queue.
-      this.write(model, (table) => maintainIndex(table, this.settings, model.dimensions)).catch(
-        () => undefined,
-      );
-    }
+    const since = this.sinceCheck.get(name) ?? { rows: 0, writes: 0 };
+    since.rows += rows;
+    since.writes += 1;
+    this.sinceCheck.set(name, since);
+    const rowsDue = since.rows >= Math.min(this.settings.threshold, this.settings.reindexAfter) / 4;
+    if (!rowsDue && since.writes < COMPACT_AFTER_WRITES) return;
+    this.sinceCheck.delete(name);
+    this.write(model, (table) => maintainIndex(table, this.settings, model.dimensions)).catch(
+      () => undefined,
+    );
   }
 
   async query(model: EmbeddingModelRef, namespace: string, q: VectorQuery): Promise<VectorMatch[]> {
@@ -162,6 +198,11 @@ export class LanceVectorStore implements VectorStore {
     await this.write(model, (table) => maintainIndex(table, this.settings, model.dimensions));
   }
 
+  /** Bytes in LanceDB's caches of this store (0 before it connected): benches and tests. */
+  cacheBytes(): number {
+    return this.session ? Number(this.session.sizeBytes()) : 0;
+  }
+
   /** Waits for queued writes and index work, then closes the connection. */
   async close(): Promise<void> {
     await Promise.all([...this.writeQueues.values()].map((q) => q.catch(() => undefined)));
@@ -173,6 +214,7 @@ export class LanceVectorStore implements VectorStore {
     await this.write(model, async (table) => {
       await table.delete(where);
     });
+    this.written(model, 0);
   }
 
   /** Opens (or, for a write, creates) the model's table; undefined when reading a table never written. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { connect } from '@lancedb/lancedb';
 import { expect } from 'chai';
 import { vectorId } from '@lib/vectors/ids';
-import { LanceVectorStore } from '@lib/vectors/lancedb';
+import { COMPACT_AFTER_WRITES, LanceVectorStore } from '@lib/vectors/lancedb';
 import { tableName } from '@lib/vectors/lancedb-schema';
 import type { EmbeddingModelRef, VectorRecord } from '@lib/vectors/vector-store';
 
@@ -160,5 +160,46 @@ describe('LanceDB vector store: index and concurrency', function () {
       ),
     );
     expect(await store.countFile(MODEL, 'org', kb, 'f')).to.equal(500);
+  });
+
+  // Each small write (a file's chunks) is a fragment and a version; without compaction every read and write went
+  // over all of them, and LanceDB's metadata cache kept every version's manifest (the worker's growth in the soak).
+  it(`compacts a table below the index threshold every ${COMPACT_AFTER_WRITES} writes, deletes included`, async () => {
+    const writes = COMPACT_AFTER_WRITES * 3;
+    for (let i = 0; i < writes - 1; i++) await store.upsert(MODEL, 'org', [rec('kb', `f${i}`, 0, i)]);
+    await store.deleteFile(MODEL, 'org', 'kb', 'f0');
+    await store.close(); // after the compactions queued behind the writes
+    const table = await (await connect(dir)).openTable(tableName(MODEL));
+    const stats = await table.stats();
+    expect(stats.numRows).to.equal(writes - 2);
+    expect(stats.fragmentStats.numFragments).to.equal(1);
+  });
+
+  it('keeps the LanceDB caches within the bounds it was given', async () => {
+    // Many small writes, each read after: LanceDB caches each version's manifest, file metadata and deletions.
+    const WRITES = 120;
+    const fill = async (caches: { indexCacheMb: number; metadataCacheMb: number }) => {
+      const where = mkdtempSync(join(tmpdir(), 'vectors-lance-cache-'));
+      const s = new LanceVectorStore(where, { threshold: 100_000 }, caches);
+      try {
+        for (let i = 0; i < WRITES; i++) {
+          await s.upsert(
+            MODEL,
+            'org',
+            Array.from({ length: 5 }, (_, j) => rec('kb', `f${i}`, j, i * 5 + j)),
+          );
+          await s.query(MODEL, 'org', { vector: unit(i), topK: 5, knowledgeBaseIds: ['kb'] });
+        }
+        return s.cacheBytes();
+      } finally {
+        await s.close();
+        rmSync(where, { recursive: true, force: true });
+      }
+    };
+    const unbounded = await fill({ indexCacheMb: 256, metadataCacheMb: 64 });
+    const bounded = await fill({ indexCacheMb: 1, metadataCacheMb: 1 });
+    // The same writes fill more than the bound when given room (so this test can fail), and stay within it.
+    expect(unbounded).to.be.above(1.5 * 2 ** 20);
+    expect(bounded).to.be.at.most(1.5 * 2 ** 20);
   });
 });
