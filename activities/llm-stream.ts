@@ -23,15 +23,16 @@ export function classify(err: unknown): never {
 }
 
 /**
- * How often a streaming call heartbeats at most. The worker sends Temporal a heartbeat only every 0.8 × the
- * heartbeat timeout anyway; each local call still costs an encode and a call into the SDK's core, which once per
- * chunk was about a tenth of the worker's main thread under concurrent turns.
+ * How often a streaming call heartbeats, from its start, whether chunks come or not: a model may think for longer
+ * than the heartbeat timeout before its first token, and the worker is alive meanwhile. A call done sooner sends
+ * none (the heartbeat timeout counts from the activity's start), which spares most turns a write in Temporal
+ * before their first delta. The SDK sends Temporal at most one every 0.8 × the heartbeat timeout anyway.
  */
 export const HEARTBEAT_EVERY_MS = 1000;
 
 /**
- * Streams one model call, handing each text delta to `onDelta` and heartbeating (at most every
- * HEARTBEAT_EVERY_MS, on a chunk) so a dead worker is noticed quickly; returns the whole text and any tool calls.
+ * Streams one model call, handing each text delta to `onDelta` and heartbeating every HEARTBEAT_EVERY_MS while
+ * it lasts, so a dead worker is noticed quickly; returns the whole text and any tool calls.
  */
 export async function streamModel(
   client: OpenAI,
@@ -41,7 +42,8 @@ export async function streamModel(
   const reasoning = isReasoningModel(call.model);
   let content = '';
   const calls: Array<{ id: string; name: string; arguments: string }> = [];
-  let beatAt = -Infinity;
+  const context = Context.current();
+  const beating = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
   try {
     const stream = await client.chat.completions.create(
       {
@@ -55,14 +57,9 @@ export async function streamModel(
             : {}
           : { temperature: call.temperature }),
       },
-      { signal: Context.current().cancellationSignal },
+      { signal: context.cancellationSignal },
     );
     for await (const chunk of stream) {
-      const now = Date.now();
-      if (now - beatAt >= HEARTBEAT_EVERY_MS) {
-        Context.current().heartbeat();
-        beatAt = now;
-      }
       const delta = chunk.choices[0]?.delta;
       if (!delta) continue;
       if (delta.content) {
@@ -78,6 +75,8 @@ export async function streamModel(
     }
   } catch (err) {
     classify(err);
+  } finally {
+    clearInterval(beating);
   }
   return { content, toolCalls: calls.filter(Boolean).map((c, i) => ({ ...c, id: c.id || `call_${i}` })) };
 }
