@@ -152,11 +152,10 @@ async function main() {
 
   // --- measured rounds: TURNS concurrent turns / calls, arms alternating ----------------------------------
   // CPU of every process a turn uses, over the service rounds only: the floor any latency under load has.
-  const cpu = cpuAccount({
-    'bench (clients, sockets, model)': process.pid,
-    ...harness.pids,
-    ...stackPids(config),
-  });
+  const pids = { 'bench (clients, sockets, model)': process.pid, ...harness.pids, ...stackPids(config) };
+  const cpu = cpuAccount(pids);
+  // The same processes over the floor's rounds (its client and worker are the bench process).
+  const floorCpu = cpuAccount(pids);
   const samples: Record<'direct' | 'service', Sample[]> = { direct: [], service: [] };
   const errors: Record<'direct' | 'service', number> = { direct: 0, service: 0 };
   const lag: Record<'direct' | 'service', number[]> = { direct: [], service: [] };
@@ -170,7 +169,9 @@ async function main() {
     for (const arm of order) {
       await sleep(250); // let the previous round's tail settle
       if (arm === 'floor') {
+        floorCpu.start();
         pair.floor = await Promise.all(users.map(() => floor.one()));
+        floorCpu.stop();
         continue;
       }
       const stop = loopDelay();
@@ -275,6 +276,7 @@ async function main() {
   printBare(bare, { sequential: sequential.service, concurrent: samples.service }, TURNS);
   printFloor(floorRounds, TURNS);
   printCpu(cpu.total, TURNS * ROUNDS, TURNS);
+  printCpu(floorCpu.total, TURNS * ROUNDS, TURNS, 'floor workflow (start to result)');
   if (outOfOrder.length)
     console.log(
       `\n${outOfOrder.length} turn(s) received deltas out of seq order, e.g. ${outOfOrder[0]!.requestId}: ` +

@@ -198,16 +198,17 @@ export function printFloor(rounds: Array<{ floor: number[]; service: number[] }>
 }
 
 /**
- * CPU per turn by process over the concurrent service rounds, and what it implies on this machine's cores: a
- * round of `concurrent` turns cannot end sooner than their CPU divided by the cores, however it is scheduled.
+ * CPU per unit (a turn, or a floor workflow) by process over the concurrent rounds of its arm, and what it implies
+ * on this machine's cores: a round of `concurrent` units cannot end sooner than their CPU divided by the cores,
+ * however it is scheduled.
  */
-export function printCpu(cpuMs: Record<string, number>, turns: number, concurrent: number) {
+export function printCpu(cpuMs: Record<string, number>, count: number, concurrent: number, unit = 'turn') {
   const cores = cpus().length;
-  const perTurn = Object.entries(cpuMs).map(([name, total]) => [name, total / turns] as const);
-  const sum = perTurn.reduce((n, [, ms]) => n + ms, 0);
+  const perUnit = Object.entries(cpuMs).map(([name, total]) => [name, total / count] as const);
+  const sum = perUnit.reduce((n, [, ms]) => n + ms, 0);
   console.log(
-    `\nCPU per turn over the concurrent service rounds (/proc; ${turns} turns): ` +
-      `${perTurn.map(([name, v]) => `${name} ${ms(v)}`).join(', ')}; total ${ms(sum)} ms. ` +
+    `\nCPU per ${unit} over the concurrent ${unit === 'turn' ? 'service' : 'floor'} rounds (/proc; ${count}): ` +
+      `${perUnit.map(([name, v]) => `${name} ${ms(v)}`).join(', ')}; total ${ms(sum)} ms. ` +
       `On ${cores} cores a round of ${concurrent} needs at least ${ms((sum * concurrent) / cores)} ms, and the first ` +
       `half of it at least ${ms((sum * concurrent) / 2 / cores)} ms.`,
   );
