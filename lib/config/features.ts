@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { DEFAULT_PARSE_LIMITS as PARSE } from '../knowledge-bases/parsing/limits';
+import { DEFAULT_CACHE_SETTINGS as LANCE_CACHES } from '../vectors/lancedb-caches';
 import { bool, int, MB } from './kinds';
 
 /** What the features do, and the budgets and bounds of tenants' work. */
@@ -91,11 +92,11 @@ export const features = {
       .describe('LanceDB folder (shared by the API and one worker)'),
     VECTOR_INDEX_CACHE_MB: int()
       .min(1)
-      .default(256)
+      .default(LANCE_CACHES.indexCacheMb)
       .describe("LanceDB: index data each process keeps in memory, in MB (LanceDB's own default is 6 GB)"),
     VECTOR_METADATA_CACHE_MB: int()
       .min(1)
-      .default(64)
+      .default(LANCE_CACHES.metadataCacheMb)
       .describe(
         "LanceDB: table metadata (manifests, file footers) each process keeps in memory, in MB (LanceDB's own default is 1 GB)",
       ),

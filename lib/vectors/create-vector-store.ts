@@ -1,4 +1,5 @@
-import type { LanceCacheSettings, LanceIndexSettings } from '@lib/vectors/lancedb';
+import type { LanceIndexSettings } from '@lib/vectors/lancedb';
+import type { LanceCacheSettings } from '@lib/vectors/lancedb-caches';
 import type { PineconeSettings } from '@lib/vectors/pinecone';
 import type { VectorStore } from '@lib/vectors/vector-store';
 

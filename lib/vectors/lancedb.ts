@@ -1,4 +1,5 @@
 import { connect, makeArrowTable, Session, type Connection, type Table } from '@lancedb/lancedb';
+import { DEFAULT_CACHE_SETTINGS, type LanceCacheSettings } from '@lib/vectors/lancedb-caches';
 import {
   DEFAULT_INDEX_SETTINGS,
   maintainIndex,
@@ -23,19 +24,6 @@ import type {
 } from '@lib/vectors/vector-store';
 
 export { DEFAULT_INDEX_SETTINGS, type LanceIndexSettings };
-
-/**
- * The bounds of LanceDB's in-memory caches in one process (VECTOR_INDEX_CACHE_MB, VECTOR_METADATA_CACHE_MB).
- * LanceDB's defaults are 6 GB of index data and 1 GB of metadata. The metadata cache keeps the manifest of every
- * version a process has read, and every write is a version whose manifest lists all of the table's fragments: the
- * worker grew by 5–10 MB a minute in the 60-minute soak (bench/RESULTS.md#soak).
- */
-export interface LanceCacheSettings {
-  indexCacheMb: number;
-  metadataCacheMb: number;
-}
-
-export const DEFAULT_CACHE_SETTINGS: LanceCacheSettings = { indexCacheMb: 256, metadataCacheMb: 64 };
 
 /**
  * Writes to a table without a vector index after which it is compacted (LanceDB's advice: after about 20 data
