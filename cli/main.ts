@@ -19,7 +19,7 @@ const USAGE = `Operator commands (each prints one line of JSON; add --help to an
   admission show --org ORG_ID                           per kind (background work, turns): unfinished, bound, oldest age (s)
   admission set --org ORG_ID --kind KIND --limit N|default   the organization's own bound of one kind
                                                         (KIND: ${ADMISSION_KINDS.join(', ')})
-  schedule fire --org ORG_ID --schedule TRIGGER_ID      fire a schedule trigger now, through its Temporal Schedule`;
+  schedule fire --org ORG_ID --schedule TRIGGER_ID      fire a schedule trigger now (a fire workflow of its own)`;
 
 /** The usage lines of one command (its first line starts with the command's name), or all of them. */
 function usageOf(verb: string | undefined): string {

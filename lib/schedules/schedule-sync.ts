@@ -6,7 +6,7 @@ import {
   type ScheduleHandle,
   type ScheduleOptionsStartWorkflowAction,
 } from '@temporalio/client';
-import type { Duration } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError, type Duration } from '@temporalio/common';
 import {
   searchAttributePairs,
   WORKFLOWS,
@@ -35,6 +35,8 @@ export const SCHEDULE_CATCHUP_WINDOW: Duration = '10 minutes';
 /** How long one sync may wait for Temporal before the reconciler is left to finish it. */
 const SYNC_DEADLINE_MS = 10_000;
 const NOTE = /^revision (\d+)$/;
+/** How many milliseconds a fire asked now tries for an id no other fire asked now has. */
+const FIRE_NOW_TRIES = 10;
 /** The most recent fires the runs summary looks at for ones still running. */
 const RECENT_FIRES_CHECKED = 3;
 
@@ -131,17 +133,29 @@ export class ScheduleSync {
   }
 
   /**
-   * Fires the trigger now, through its Temporal Schedule (operators: `cli schedule fire`), as its cron would: the
-   * fire is the Schedule's own action, with its overlap policy. Null when the organization has no such trigger.
+   * Fires the trigger now (operators: `cli schedule fire`): the fire's workflow, started as its own, named by the
+   * time it was asked to the millisecond. Not the Schedule's trigger(): Temporal names a Schedule's fire by its
+   * time to the second, so a fire asked in the same second as another (the cron's, or a second one asked now) was
+   * dropped while the other ran, or ran again under its id and started no handler. Null when the organization
+   * has no such trigger.
    */
   async fireNow(organizationId: string, triggerId: string): Promise<{ triggerId: string } | null> {
     const record = await this.repos.tenant(organizationId).scheduleTriggers.get(triggerId);
     if (!record) return null;
-    const handle = this.handle(organizationId, triggerId);
-    // A trigger saved a moment ago may not have its Schedule yet: make it first.
-    if (!(await this.describe(handle))) await this.sync(organizationId, triggerId);
-    await handle.trigger();
-    return { triggerId };
+    // Two asked in the same millisecond: the second takes the next one.
+    for (let at = Date.now(), tries = 0; ; at++, tries++) {
+      try {
+        await this.temporal.client.workflow.start<ScheduleFireWorkflow>(WORKFLOWS.scheduleFire, {
+          workflowId: workflowIds.scheduleFireNow(organizationId, triggerId, new Date(at)),
+          taskQueue: this.temporal.taskQueue,
+          args: [{ organizationId, triggerId }],
+          typedSearchAttributes: searchAttributePairs({ organizationId, triggerId }),
+        });
+        return { triggerId };
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError) || tries >= FIRE_NOW_TRIES) throw err;
+      }
+    }
   }
 
   /** `sync`, bounded in time, never throwing: what it cannot finish the reconciler will. */
@@ -167,8 +181,8 @@ export class ScheduleSync {
     await tenant.scheduleTriggers.purge(triggerId);
   }
 
-  /** How many of the trigger's recent fires are still running (started, their handlers not all started yet:
-   * no worker took them so far); null when Temporal cannot say. */
+  /** How many of the trigger's recent fires, and of the fires asked now, are still running (started, their
+   * handlers not all started yet: no worker took them so far); null when Temporal cannot say. */
   async runningFires(organizationId: string, triggerId: string): Promise<number | null> {
     try {
       return await this.temporal.connection.withDeadline(Date.now() + SYNC_DEADLINE_MS, async () => {
@@ -181,7 +195,11 @@ export class ScheduleSync {
               .describe(),
           ),
         );
-        return states.filter((w) => w.status.name === 'RUNNING').length;
+        const prefix = workflowIds.scheduleFireNowPrefix(organizationId, triggerId);
+        const { count: askedNow } = await this.temporal.client.workflow.count(
+          `WorkflowId STARTS_WITH '${prefix}' AND ExecutionStatus = 'Running'`,
+        );
+        return states.filter((w) => w.status.name === 'RUNNING').length + askedNow;
       });
     } catch {
       return null;

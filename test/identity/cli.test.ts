@@ -129,7 +129,7 @@ describe('operator CLI', () => {
     expect(org.body.name).to.equal('Quick Co');
   });
 
-  it('fires a schedule trigger now, through its Temporal Schedule, and only within its organization', async function () {
+  it('fires a schedule trigger now, as a fire workflow of its own, and only within its organization', async function () {
     this.timeout(60_000);
     const org = await createTestOrg(env, 'Fire Now Org');
     const other = await createTestOrg(env, 'Other Fire Org');
@@ -140,15 +140,25 @@ describe('operator CLI', () => {
     const schedule = env.deps.temporal.client.schedule.getHandle(
       workflowIds.schedule(org.organizationId, triggerId),
     );
-    expect((await schedule.describe()).info.numActionsTaken).to.equal(0);
+    const fires = async () => {
+      const ids: string[] = [];
+      const prefix = workflowIds.scheduleFireNowPrefix(org.organizationId, triggerId);
+      for await (const w of env.deps.temporal.client.workflow.list({
+        query: `WorkflowId STARTS_WITH '${prefix}'`,
+      }))
+        ids.push(w.workflowId);
+      return ids;
+    };
+    expect(await fires()).to.deep.equal([]);
     const fired = await cli('schedule', 'fire', '--org', org.organizationId, '--schedule', triggerId);
     expect(fired).to.deep.equal({ triggerId, fired: true });
-    await eventually(async () => expect((await schedule.describe()).info.numActionsTaken).to.equal(1));
+    await eventually(async () => expect(await fires()).to.have.length(1));
     const refused = await cli('schedule', 'fire', '--org', other.organizationId, '--schedule', triggerId)
       .then(() => undefined)
       .catch((err: { code?: number; stderr?: string }) => err);
     expect(refused?.code).to.equal(1);
     expect(refused?.stderr).to.include(`schedule trigger ${triggerId} is not in ${other.organizationId}`);
+    expect(await fires()).to.have.length(1);
     // The fire's run waits for a worker none runs here; it must not run under a later suite's.
     await schedule.delete();
     const query = `OrganizationId = '${org.organizationId}' AND ExecutionStatus = 'Running'`;

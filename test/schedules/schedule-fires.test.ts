@@ -206,6 +206,34 @@ describe('schedules firing: every handler once per fire, the runs summary, the r
     expect(await conversations(agentId)).to.have.length(3);
   });
 
+  it('runs every handler once for each fire asked now, two asked in the same second included', async () => {
+    const { env, org } = suite;
+    const { chain, agentId, triggerId } = await triggerWithHandlers();
+    // Asked together, both land in one second (the name Temporal gives a Schedule's fire): through the Schedule
+    // the second was dropped while the first ran, or ran again under its id and started nothing.
+    const fire = () => env.deps.services.scheduleSync.fireNow(org.organizationId, triggerId);
+    expect(await Promise.all([fire(), fire()])).to.deep.equal([{ triggerId }, { triggerId }]);
+    const runs = await eventually(async () => {
+      const all = await chainRuns(chain.chainId);
+      return all.length === 4 && all.every((r) => r.status === 'success') && all;
+    }, 120_000);
+    const support = runs
+      .filter((r) => r.state.input.team === 'support')
+      .map((r) => r.state.input.currentTimestamp);
+    // currentTimestamp: the time each fire was asked, to the millisecond
+    expect(support).to.have.length(2);
+    expect(new Set(support).size).to.equal(2);
+    for (const t of support) expect(t).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    await eventually(async () => (await conversations(agentId)).length === 2, 120_000);
+    // settled: each fire's handlers once, nothing more
+    for (const t of support) {
+      const records = await env.deps.repos.tenant(org.organizationId).handlerRuns.forEvent(triggerId, t!);
+      expect(records).to.have.length(3);
+    }
+    expect(await chainRuns(chain.chainId)).to.have.length(4);
+    expect((await scheduleHandle(env, org, triggerId).describe()).info.numActionsTaken).to.equal(0);
+  });
+
   it('reports the most recent run with its status, and a fire no worker has taken yet as untracked', async () => {
     const { env, org } = suite;
     // An API whose schedules start their fires on a task queue no worker serves yet.

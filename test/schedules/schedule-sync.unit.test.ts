@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/require-await -- the stand-ins are async like the Temporal client and repositories they replace */
 import { expect } from 'chai';
 import { ScheduleAlreadyRunning, ScheduleNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ScheduleSync } from '@lib/schedules/schedule-sync';
 
 /**
@@ -26,7 +27,6 @@ interface StoredSchedule {
   options: Record<string, unknown>;
   note: string;
   updates: number;
-  fired: number;
   recentActions: Array<{ action: { workflow: { workflowId: string; firstExecutionRunId: string } } }>;
 }
 
@@ -46,7 +46,15 @@ function world() {
   const removed: string[] = [];
   const warnings: unknown[] = [];
   /** Runs on every read of a record, to let a test write between the sync's steps. */
-  const hooks = { onRead: (_id: string) => {}, onCreate: (_id: string) => {}, refuse: null as Error | null };
+  const hooks = {
+    onRead: (_id: string) => {},
+    onCreate: (_id: string) => {},
+    refuse: null as Error | null,
+    /** Workflow ids already taken, besides the ones started here. */
+    taken: (_id: string) => false,
+  };
+  /** Workflows started outside any Schedule (fires asked now), by id. */
+  const started = new Map<string, { args: unknown[]; typedSearchAttributes: unknown }>();
 
   const notFound = (id: string) => new ScheduleNotFoundError('not found', id);
   const handle = (scheduleId: string) => ({
@@ -65,11 +73,6 @@ function world() {
     async delete() {
       if (!schedules.delete(scheduleId)) throw notFound(scheduleId);
     },
-    async trigger() {
-      const s = schedules.get(scheduleId);
-      if (!s) throw notFound(scheduleId);
-      s.fired += 1;
-    },
   });
   const temporal = {
     taskQueue: 'main',
@@ -83,13 +86,29 @@ function world() {
           if (schedules.has(options.scheduleId))
             throw new ScheduleAlreadyRunning('exists', options.scheduleId);
           const note = (options.state as { note: string }).note;
-          schedules.set(options.scheduleId, { options, note, updates: 0, fired: 0, recentActions: [] });
+          schedules.set(options.scheduleId, { options, note, updates: 0, recentActions: [] });
         },
       },
       workflow: {
         getHandle: (workflowId: string) => ({
           describe: async () => ({ status: { name: workflowStatus.get(workflowId) ?? 'COMPLETED' } }),
         }),
+        async start(
+          type: string,
+          options: { workflowId: string; args: unknown[]; typedSearchAttributes: unknown },
+        ) {
+          expect(type).to.equal('scheduleFireWorkflow');
+          if (started.has(options.workflowId) || hooks.taken(options.workflowId))
+            throw new WorkflowExecutionAlreadyStartedError('taken', options.workflowId, type);
+          started.set(options.workflowId, options);
+          workflowStatus.set(options.workflowId, 'RUNNING');
+        },
+        async count(query: string) {
+          const m = /^WorkflowId STARTS_WITH '([^']+)' AND ExecutionStatus = 'Running'$/.exec(query);
+          expect(m, query).to.not.equal(null);
+          const running = [...workflowStatus].filter(([id, s]) => id.startsWith(m![1]!) && s === 'RUNNING');
+          return { count: running.length };
+        },
       },
     },
   };
@@ -142,7 +161,7 @@ function world() {
       syncPending: true,
       deletedAt,
     });
-  return { sync, records, schedules, workflowStatus, removed, warnings, hooks, save };
+  return { sync, records, schedules, started, workflowStatus, removed, warnings, hooks, save };
 }
 
 describe('schedule sync (unit)', () => {
@@ -212,7 +231,7 @@ describe('schedule sync (unit)', () => {
     w.hooks.onCreate = (id) => {
       // The other sync created it a moment before, at the previous revision.
       if (!w.schedules.has(id))
-        w.schedules.set(id, { options: {}, note: 'revision 1', updates: 0, fired: 0, recentActions: [] });
+        w.schedules.set(id, { options: {}, note: 'revision 1', updates: 0, recentActions: [] });
     };
     expect(await w.sync.sync(ORG, TRIGGER)).to.equal(true);
     expect(w.schedules.get(SCHEDULE_ID)!.note).to.equal('revision 2');
@@ -244,13 +263,44 @@ describe('schedule sync (unit)', () => {
     expect(w.warnings).to.have.length(1);
   });
 
-  it('fireNow makes a missing Schedule first, then fires it once', async () => {
+  it('fireNow starts one fire workflow per call, named by the time it was asked, with no Schedule needed', async () => {
     const w = world();
     w.save('30 7 * * *', 1);
+    const before = Date.now();
     expect(await w.sync.fireNow(ORG, TRIGGER)).to.deep.equal({ triggerId: TRIGGER });
-    expect(w.schedules.get(SCHEDULE_ID)!.fired).to.equal(1);
     expect(await w.sync.fireNow(ORG, TRIGGER)).to.deep.equal({ triggerId: TRIGGER });
-    expect(w.schedules.get(SCHEDULE_ID)!.fired).to.equal(2);
+    // docs/schedules.md: `schedule-fire-<org>-<triggerId>-now-<time asked>`, to the millisecond
+    const ids = [...w.started.keys()];
+    expect(ids).to.have.length(2);
+    for (const id of ids) {
+      const at = /^schedule-fire-org-1-sch-1-now-(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)$/.exec(
+        id,
+      )?.[1];
+      expect(at, id).to.be.a('string');
+      expect(Date.parse(at!)).to.be.at.least(before);
+    }
+    const fire = w.started.get(ids[0]!)!;
+    expect(fire.args).to.deep.equal([{ organizationId: ORG, triggerId: TRIGGER }]);
+    expect(JSON.stringify(fire.typedSearchAttributes)).to.include(ORG).and.include(TRIGGER);
+    expect(w.schedules.size).to.equal(0);
+  });
+
+  it('fireNow takes the next millisecond when another fire asked now has this one', async () => {
+    const w = world();
+    w.save('30 7 * * *', 1);
+    const refused: string[] = [];
+    w.hooks.taken = (id) => refused.length < 3 && refused.push(id) > 0;
+    await w.sync.fireNow(ORG, TRIGGER);
+    const [id] = [...w.started.keys()];
+    const time = (i: string) => Date.parse(i.slice(i.indexOf('-now-') + 5));
+    expect(refused).to.have.length(3);
+    expect(refused.map(time)).to.deep.equal([0, 1, 2].map((d) => time(refused[0]!) + d));
+    expect(time(id!)).to.equal(time(refused[0]!) + 3);
+    // and gives up, with Temporal's answer, when every try is taken
+    w.hooks.taken = () => true;
+    const err = await w.sync.fireNow(ORG, TRIGGER).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(WorkflowExecutionAlreadyStartedError);
+    expect(w.started.size).to.equal(1);
   });
 
   it('fireNow answers null, firing nothing, for a trigger the organization does not have', async () => {
@@ -260,7 +310,7 @@ describe('schedule sync (unit)', () => {
     expect(await w.sync.fireNow('org-2', TRIGGER)).to.equal(null);
     w.records.get(TRIGGER)!.deletedAt = new Date();
     expect(await w.sync.fireNow(ORG, TRIGGER)).to.equal(null);
-    expect(w.schedules.get(SCHEDULE_ID)!.fired).to.equal(0);
+    expect(w.started.size).to.equal(0);
   });
 
   it('counts running fires among the last three only', async () => {
@@ -274,5 +324,11 @@ describe('schedule sync (unit)', () => {
     for (const id of ids) w.workflowStatus.set(id, 'RUNNING');
     w.workflowStatus.set('f4', 'COMPLETED');
     expect(await w.sync.runningFires(ORG, TRIGGER)).to.equal(2);
+    // fires asked now are not the Schedule's actions: they count while they run
+    await w.sync.fireNow(ORG, TRIGGER);
+    await w.sync.fireNow(ORG, TRIGGER);
+    expect(await w.sync.runningFires(ORG, TRIGGER)).to.equal(4);
+    w.workflowStatus.set([...w.started.keys()][0]!, 'COMPLETED');
+    expect(await w.sync.runningFires(ORG, TRIGGER)).to.equal(3);
   });
 });

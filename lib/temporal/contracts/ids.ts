@@ -27,6 +27,11 @@ export const workflowIds = {
   schedule: (organizationId: string, triggerId: string) => `schedule-${organizationId}-${triggerId}`,
   /** The fires of a schedule: Temporal appends each fire's scheduled time (`…-2025-01-01T09:00:00Z`). */
   scheduleFire: (organizationId: string, triggerId: string) => `schedule-fire-${organizationId}-${triggerId}`,
+  /** A fire asked for now (`cli schedule fire`): its own workflow, named by the time it was asked, to the millisecond. */
+  scheduleFireNow: (organizationId: string, triggerId: string, at: Date) =>
+    `${workflowIds.scheduleFireNowPrefix(organizationId, triggerId)}${at.toISOString()}`,
+  scheduleFireNowPrefix: (organizationId: string, triggerId: string) =>
+    `${workflowIds.scheduleFire(organizationId, triggerId)}-now-`,
   /** One handler's execution for one fire or delivery: derives from the fire's or delivery's workflow id, so a
    * retried or repeated fire or delivery never runs a handler twice. */
   triggerHandler: (parentWorkflowId: string, handlerId: string) => `${parentWorkflowId}-handler-${handlerId}`,
