@@ -53,6 +53,11 @@ export class Ledger {
     }
   }
 
+  /** Completed operations that run workflows: all but table writes. */
+  completedRunningWorkflows(): number {
+    return [...this.stats].reduce((n, [kind, s]) => (kind === 'table write' ? n : n + s.completed), 0);
+  }
+
   get failed(): number {
     return [...this.stats.values()].reduce((n, s) => n + s.failed, 0);
   }
