@@ -115,6 +115,7 @@ export async function createDeps(
     logger,
     redis,
     metrics,
+    credentials,
     workflows: opts.workflows,
   });
   // The backlog is the same from every process: the API's /metrics shows it.

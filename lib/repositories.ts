@@ -262,7 +262,7 @@ export class TenantRepositories
     return new HandlerRunsRepository(this.db, this.organizationId);
   }
   get webhooks() {
-    return new WebhooksRepository(this.db, this.organizationId);
+    return new WebhooksRepository(this.db, this.organizationId, this.credentialsChanged);
   }
   /** Rows of a table that was loaded through `tables` (so it belongs to this organization). */
   tableRows(table: Pick<CustomTableDoc, '_id'>) {

@@ -1,3 +1,4 @@
+import type { CredentialCache } from '@lib/auth/credential-cache';
 import { Admission } from '@lib/admission/admission';
 import { AgentAccess } from '@lib/agents/agent-access';
 import { AgentLinksService } from '@lib/agents/agent-links.service';
@@ -86,6 +87,8 @@ export interface ServiceDeps {
   logger: Logger;
   redis: Redis;
   metrics?: Metrics;
+  /** Documents that authenticate requests, kept while every change to them is heard (a webhook's settings). */
+  credentials?: Pick<CredentialCache, 'read'>;
   /** The organization's workflows as apps see them; by default its action chains (tests give a stand-in). */
   workflows?: WorkflowCatalog;
 }
@@ -268,6 +271,7 @@ export function createServices(deps: ServiceDeps) {
       admission,
       config.webhooks,
       webhookLogger,
+      deps.credentials,
     ),
   };
 }

@@ -40,12 +40,13 @@ export abstract class TenantRepository {
   }
 }
 
-/** Told after a write to an organization's API keys or memberships (lib/auth/credential-cache.ts). */
+/** Told after a write to an organization's API keys, memberships or webhooks (lib/auth/credential-cache.ts). */
 export type CredentialsChanged = (organizationId: string) => Promise<void>;
 
 /**
- * Base of the repositories whose documents authenticate requests (API keys, memberships): every write goes
- * through `write`, which announces the change once the write has run, so no cached copy outlives it.
+ * Base of the repositories whose documents authenticate requests (API keys, memberships, a webhook's signing
+ * settings): every write to them goes through `write`, which announces the change once the write has run, so no
+ * cached copy outlives it.
  */
 export abstract class CredentialRepository extends TenantRepository {
   constructor(

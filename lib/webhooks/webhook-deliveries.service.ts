@@ -7,6 +7,7 @@ import {
   type WebhookRequest,
 } from '@contracts';
 import type { Admission } from '@lib/admission/admission';
+import type { CredentialCache } from '@lib/auth/credential-cache';
 import { notFound, ServiceUnavailableError, unavailableDependency } from '@lib/errors';
 import { newId } from '@lib/ids';
 import type { Logger } from '@lib/logger';
@@ -61,6 +62,7 @@ export class WebhookDeliveriesService {
     private readonly admission: Pick<Admission, 'admit' | 'refuseIfFull' | 'startCounted'>,
     private readonly settings: WebhookSettings,
     private readonly logger: Logger,
+    private readonly cache?: Pick<CredentialCache, 'read'>,
   ) {}
 
   async accept(incoming: IncomingDelivery): Promise<{ duplicate: boolean; deliveryId: string }> {
@@ -68,8 +70,13 @@ export class WebhookDeliveriesService {
     // A full backlog costs its senders one Redis read, not a database read.
     await this.admission.refuseIfFull(organizationId, ['webhook_deliveries', 'chain_runs']);
     const webhooks = this.repos.tenant(organizationId).webhooks;
-    // The same answer whether the organization or the webhook is missing.
-    const webhook = await webhooks.get(webhookId);
+    // Its signing settings authenticate the delivery: read like credentials, from the cache every change to the
+    // webhook empties (WebhooksRepository announces them). The same answer whether the organization or the
+    // webhook is missing.
+    const load = () => webhooks.get(webhookId);
+    const webhook = await (this.cache
+      ? this.cache.read(`webhook:${organizationId}:${webhookId}`, load)
+      : load());
     if (!webhook) throw notFound('webhook');
     const header = (name: string) => {
       const v = incoming.headers[name];

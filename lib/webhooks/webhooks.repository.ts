@@ -1,5 +1,5 @@
 import { findPage } from '@lib/db/find-page';
-import { TenantRepository } from '@lib/db/tenant-repository';
+import { CredentialRepository } from '@lib/db/tenant-repository';
 import type { PageRequest } from '@lib/paging';
 import {
   MAX_WEBHOOK_HANDLERS,
@@ -19,8 +19,12 @@ export type WebhookHandlerFields = Pick<
   'handlerType' | 'agentId' | 'actionChainId' | 'instructions' | 'inputMappingJson'
 >;
 
-/** Webhooks of one organization, their handlers and their delivery log. */
-export class WebhooksRepository extends TenantRepository {
+/**
+ * Webhooks of one organization, their handlers and their delivery log. A webhook's signing settings authenticate
+ * its deliveries, so a change to the webhook itself is announced like a change to credentials (the API reads it
+ * through the credential cache); its handlers and deliveries are not.
+ */
+export class WebhooksRepository extends CredentialRepository {
   private readonly model = this.db.model(webhookModel);
   private readonly handlerModel = this.db.model(webhookHandlerModel);
   private readonly deliveryModel = this.db.model(webhookDeliveryModel);
@@ -44,12 +48,12 @@ export class WebhooksRepository extends TenantRepository {
   }
 
   update(webhookId: string, fields: WebhookFields) {
-    return this.updateOwned(this.model, webhookId, { $set: fields });
+    return this.write(() => this.updateOwned(this.model, webhookId, { $set: fields }));
   }
 
   /** Deletes the webhook with its handlers and its delivery log. */
   async remove(webhookId: string): Promise<boolean> {
-    const removed = await this.deleteOwned(this.model, webhookId);
+    const removed = await this.write(() => this.deleteOwned(this.model, webhookId));
     if (removed) {
       await this.handlerModel.deleteMany(this.scope<WebhookHandlerDoc>({ webhookId }));
       await this.deliveryModel.deleteMany(this.scope<WebhookDeliveryDoc>({ webhookId }));

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
+import request from 'supertest';
 import { createApp } from '@api/app';
 import { apiKeyIdOf } from '@lib/auth/api-key-secret';
 import { SharedCredentialCache } from '@lib/auth/credential-cache';
@@ -89,6 +90,42 @@ describe('credential cache across API replicas', () => {
       .expect(200);
     await as(env, org.chat.token).get(org.path()).expect(401);
     await eventually(async () => (await as(other, org.chat.token).get(org.path())).status === 401);
+  });
+
+  it("judges a webhook's deliveries by its settings as changed on another replica", async () => {
+    const owner = as(env, org.owner.token);
+    const created = await owner.post(org.path('/webhooks'), { name: 'Cached hook' }).expect(201);
+    const webhookId = created.body.webhookId as string;
+    const deliver = (replica: { app: Express }) =>
+      request(replica.app)
+        .post(org.path(`/webhooks/${webhookId}/execute`))
+        .send({ n: 1 });
+    for (const replica of [env, other]) {
+      await deliver(replica).expect(200);
+      await eventually(() => replica.deps.credentials.serving);
+      await deliver(replica).expect(200);
+    }
+    // Deleted behind the repositories' back, so no replica hears of it: the cached webhook still takes deliveries.
+    const webhooks = rawCollection<{ _id: string }>(env, 'webhooks');
+    const stored = await webhooks.findOne({ _id: webhookId });
+    await webhooks.deleteOne({ _id: webhookId });
+    try {
+      await deliver(other).expect(200);
+    } finally {
+      await webhooks.insertOne(stored!);
+    }
+
+    // Signatures required from now on: an unsigned delivery is refused here at once, and there once it has heard.
+    await owner.put(org.path(`/webhooks/${webhookId}`), { signatureVerification: true }).expect(200);
+    await deliver(env).expect(401);
+    await eventually(async () => (await deliver(other)).status === 401);
+    await owner.delete(org.path(`/webhooks/${webhookId}`)).expect(200);
+    await deliver(env).expect(404);
+    await eventually(async () => (await deliver(other)).status === 404);
+    // The deliveries wait for a worker none runs here; they must not run under a later suite's.
+    const query = `OrganizationId = '${org.organizationId}' AND ExecutionStatus = 'Running'`;
+    for await (const w of env.deps.temporal.client.workflow.list({ query }))
+      await env.deps.temporal.client.workflow.getHandle(w.workflowId).terminate('test ended');
   });
 
   it('serves nothing while it cannot hear changes, and nothing it held before', async () => {
