@@ -114,8 +114,7 @@ export async function maintainIndex(table: Table, s: LanceIndexSettings, dimensi
   if (!stats && rows < s.threshold) {
     // No index to remap yet: compaction rewrites the table, at most about a second of CPU (19,000 rows of 1,536
     // dimensions: bench/RESULTS.md#soak), and without it every small write leaves a fragment that every later read
-    // and write goes over. Versions older than OLD_VERSIONS_KEPT_MS go with it (each compaction
-    // rewrites the table; no read lasts that long).
+    // and write goes over. Versions older than OLD_VERSIONS_KEPT_MS go with it (no read lasts that long).
     await table.optimize({ cleanupOlderThan: new Date(Date.now() - OLD_VERSIONS_KEPT_MS) });
     return;
   }
