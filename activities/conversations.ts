@@ -27,7 +27,7 @@ export interface TurnActivityDeps {
   agents: AgentLookup;
   modelTools: ModelToolSource;
   llm: OpenAI;
-  realtime: Pick<RealtimeEmitter, 'emit' | 'flush'>;
+  realtime: Pick<RealtimeEmitter, 'emit' | 'emitOnce' | 'flush'>;
   logger: Logger;
 }
 
@@ -110,8 +110,8 @@ export function createTurnActivities(deps: TurnActivityDeps) {
       return Promise.resolve();
     },
 
-    /** Stores the reply once (idempotent per requestId) and delivers it. A conversation deleted meanwhile gets no
-     * message (it would be an orphan); its clients still get the error. */
+    /** Stores the reply once (idempotent per requestId) and delivers it once. A conversation deleted meanwhile
+     * gets no message (it would be an orphan); its clients still get the error. */
     async saveReply(input: {
       target: EventTarget;
       requestId: string;
@@ -119,8 +119,11 @@ export function createTurnActivities(deps: TurnActivityDeps) {
       status: 'complete' | 'error';
     }) {
       const repo = deps.repos.tenant(input.target.organizationId).conversations;
+      // A turn's final event goes out once, even when this activity runs again after a worker died between
+      // publishing it and Temporal hearing the activity complete.
+      const finalKey = `turn-final:${input.requestId}`;
       if (!(await repo.get(input.target.conversationId))) {
-        deps.realtime.emit('conversation', input.target, {
+        deps.realtime.emitOnce(finalKey, 'conversation', input.target, {
           type: 'error',
           requestId: input.requestId,
           message: null,
@@ -136,7 +139,7 @@ export function createTurnActivities(deps: TurnActivityDeps) {
         text: input.text,
       });
       const view = toMessageView(message);
-      deps.realtime.emit('conversation', input.target, {
+      deps.realtime.emitOnce(finalKey, 'conversation', input.target, {
         type: input.status === 'error' ? 'error' : 'message',
         requestId: input.requestId,
         message: view,

@@ -9,6 +9,17 @@ const MAX_HELD = 10_000;
 const FLUSH_WAIT_MS = 2000;
 
 /**
+ * How long an event published once (emitOnce) keeps its key: an activity retried later than this (its worker was
+ * down that long) publishes it again.
+ */
+export const ONCE_TTL_SECONDS = 3600;
+
+/** KEYS[1] the event's key; ARGV: channel, message, TTL. Publishes only when the key was not set: -1 when it was. */
+const PUBLISH_ONCE = `
+if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[3]) then return redis.call('PUBLISH', ARGV[1], ARGV[2]) end
+return -1`;
+
+/**
  * PUBLISH in call order, across the first connection and every reconnection. ioredis queues a command issued before
  * the connection is up, but writes PUBLISH (flagged `loading`) directly once the socket is connected and before the
  * queue is flushed: a burst of deltas at a worker's first turn reached clients as seq 4,5,…,0,1,2,3. Until Redis is
@@ -20,8 +31,7 @@ const FLUSH_WAIT_MS = 2000;
  * them), so a turn's last deltas can never arrive after its final message.
  */
 export function orderedPublisher(redis: Redis) {
-  const held: Array<[channel: string, message: Buffer | string, sent: (published: Promise<number>) => void]> =
-    [];
+  const held: Array<[send: () => Promise<number>, sent: (published: Promise<number>) => void]> = [];
   const pending = new Set<Promise<unknown>>();
   const track = (published: Promise<number>) => {
     // The emitter drops what publish returns: a failed publish (Redis gone) must not be an unhandled rejection.
@@ -31,17 +41,21 @@ export function orderedPublisher(redis: Redis) {
     return published;
   };
   redis.on('ready', () => {
-    for (const [channel, message, sent] of held.splice(0)) sent(track(redis.publish(channel, message)));
+    for (const [send, sent] of held.splice(0)) sent(track(send()));
   });
+  const inOrder = (send: () => Promise<number>): Promise<number> => {
+    if (redis.status === 'ready' && held.length === 0) return track(send());
+    if (held.length >= MAX_HELD) held.shift()![1](Promise.resolve(0));
+    // Settles once it is really published (or dropped), so flush() waits for it too.
+    const published = track(new Promise<number>((sent) => held.push([send, sent])));
+    if (redis.status === 'wait') redis.connect().catch(() => undefined);
+    return published;
+  };
   return {
-    publish(channel: string, message: Buffer | string): Promise<number> {
-      if (redis.status === 'ready' && held.length === 0) return track(redis.publish(channel, message));
-      if (held.length >= MAX_HELD) held.shift()![2](Promise.resolve(0));
-      // Settles once it is really published (or dropped), so flush() waits for it too.
-      const published = track(new Promise<number>((sent) => held.push([channel, message, sent])));
-      if (redis.status === 'wait') redis.connect().catch(() => undefined);
-      return published;
-    },
+    publish: (channel: string, message: Buffer | string) => inOrder(() => redis.publish(channel, message)),
+    /** publish(), unless an event under `key` was published before (within ONCE_TTL_SECONDS): one atomic step. */
+    publishOnce: (key: string, channel: string, message: Buffer | string) =>
+      inOrder(() => redis.eval(PUBLISH_ONCE, 1, key, channel, message, ONCE_TTL_SECONDS) as Promise<number>),
     /** Resolves once Redis took every event published so far, or after FLUSH_WAIT_MS (Redis away). */
     async flush(): Promise<void> {
       if (pending.size === 0) return;
@@ -60,15 +74,29 @@ export function createRealtimeEmitter(redis: Redis) {
   const publisher = orderedPublisher(redis);
   // The emitter only ever calls publish() on its client.
   const emitter = new Emitter(publisher);
+  const send = (via: Emitter, event: RealtimeEvent, target: EventTarget, payload: Record<string, unknown>) =>
+    via
+      .to([
+        rooms.user(target.organizationId, target.userId),
+        rooms.conversation(target.organizationId, target.conversationId),
+      ])
+      .emit(event, { ...payload, conversationId: target.conversationId });
   return {
     flush: () => publisher.flush(),
     emit(event: RealtimeEvent, target: EventTarget, payload: Record<string, unknown>) {
-      emitter
-        .to([
-          rooms.user(target.organizationId, target.userId),
-          rooms.conversation(target.organizationId, target.conversationId),
-        ])
-        .emit(event, { ...payload, conversationId: target.conversationId });
+      send(emitter, event, target, payload);
+    },
+    /**
+     * emit(), once per `key` whichever process emits it and however often: the key is taken and the event
+     * published in one step in Redis, so an activity retried after its worker died right after publishing (before
+     * Temporal heard it complete) publishes nothing again, and one that died before publishes it.
+     */
+    emitOnce(key: string, event: RealtimeEvent, target: EventTarget, payload: Record<string, unknown>) {
+      const once = new Emitter({
+        publish: (channel: string, message: Buffer | string) =>
+          publisher.publishOnce(`realtime-once:{${target.organizationId}}:${key}`, channel, message),
+      });
+      send(once, event, target, payload);
     },
     /** Disconnects every socket in these rooms, on whichever API replica holds it (credentials revoked or
      * rights changed: the client reconnects and is authorised afresh). */

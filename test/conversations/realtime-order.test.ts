@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
+import { createTurnActivities } from '@activities/conversations';
 import { createRealtimeEmitter } from '@lib/realtime/emitter';
+import { createLogger } from '@lib/logger';
 import { testEnv, type TestEnv } from '@test/helpers/env';
 import { createTestOrg } from '@test/helpers/org';
 import { connectClient } from '@test/helpers/realtime';
@@ -44,6 +46,51 @@ describe('realtime event order', () => {
     } finally {
       client.close();
       redis.disconnect();
+    }
+  });
+
+  it("sends a turn's final event once when saveReply runs again on another worker (its first died after sending)", async () => {
+    const org = await createTestOrg(env);
+    const client = await connectClient(env, org.organizationId, org.owner.token);
+    // Two worker processes, each with its own connection: the attempt that died, and the retry.
+    const connections = [0, 1].map(() => new Redis(env.config.redisUrl, { maxRetriesPerRequest: 2 }));
+    try {
+      const repos = env.deps.repos;
+      const conversation = await repos.tenant(org.organizationId).conversations.createForRequest('req-once', {
+        agentId: 'agt_once',
+        title: 'Once',
+        creatorUserId: org.owner.userId,
+        isBrowserTask: false,
+      });
+      const target = {
+        organizationId: org.organizationId,
+        userId: org.owner.userId,
+        conversationId: conversation._id,
+      };
+      const attempts = connections.map((redis) =>
+        createTurnActivities({
+          repos,
+          agents: env.deps.services.agents,
+          modelTools: env.deps.services.modelTools,
+          llm: env.deps.llm,
+          realtime: createRealtimeEmitter(redis),
+          logger: createLogger('silent'),
+        }),
+      );
+      const reply = { target, requestId: 'req-once', text: 'The answer', status: 'complete' as const };
+      const views = [];
+      for (const attempt of attempts) views.push(await attempt.saveReply(reply));
+      expect(views[1]).to.deep.equal(views[0]);
+      // another turn's final event still goes out: what arrives after it shows nothing more came for the first
+      await attempts[1]!.saveReply({ ...reply, requestId: 'req-other', text: 'Another answer' });
+      await eventually(() => client.turn('req-other').length === 1);
+      const finals = client.turn('req-once').map((e) => e.payload.type);
+      expect(finals).to.deep.equal(['message']);
+      const stored = await repos.tenant(org.organizationId).conversations.messages(conversation._id);
+      expect(stored.filter((m) => m.role === 'assistant')).to.have.length(2);
+    } finally {
+      client.close();
+      for (const c of connections) c.disconnect();
     }
   });
 
