@@ -1,6 +1,7 @@
 // `npm test`: install, provision, start a throwaway stack on the test ports, run mocha against it.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, runOnSupportedNode } from './provision.mjs';
 import { runSchemathesis } from './schemathesis.mjs';
@@ -12,20 +13,16 @@ const { env, dataDir, stop } = await startTestStack(String(Date.now()));
 // SCHEMATHESIS=only checks the contract on its own (no mocha), for whoever is mending a finding.
 const contractOnly = process.env.SCHEMATHESIS === 'only';
 const wholeSuite = process.argv.length <= 2;
-// The fault tests start stacks of their own and spend most of their minutes waiting (30-s freezes, deadlines,
-// restarts): in a whole-suite run they run after the others, beside the contract check and the soak, their output
-// held back like the soak's.
-const FAULT_TESTS = ['test/operations/fault-injection.test.ts', 'test/operations/freeze.test.ts'];
-const args = wholeSuite
-  ? ['test/**/*.test.ts', ...FAULT_TESTS.flatMap((f) => ['--ignore', f])]
-  : process.argv.slice(2);
+// The whole suite runs its files in parallel, JOBS at once (TEST_JOBS; default one more than the cores): most files
+// spend much of their time waiting on the stack (Temporal timers, deadlines, the 30-s freezes of the fault tests,
+// which start stacks of their own), and one file at a time left a third of this machine's 2 cores idle. Each job
+// prints a file's output in one piece once the file has ended.
+const JOBS = Number(process.env.TEST_JOBS ?? availableParallelism() + 1);
+const args = wholeSuite ? ['--parallel', '--jobs', String(JOBS), 'test/**/*.test.ts'] : process.argv.slice(2);
 // mocha's own statistics, written by test/stats-reporter.cjs when the run ends.
 const statsFile = join(dataDir, 'mocha-stats.json');
 const mochaCode = contractOnly ? 0 : await runMocha(args, statsFile);
-const faults =
-  wholeSuite && !contractOnly ? runHeldBack(FAULT_TESTS, join(dataDir, 'fault-tests')) : undefined;
-
-let stats = statsOf(statsFile, mochaCode);
+const stats = statsOf(statsFile, mochaCode);
 let passed = stats.passes;
 let failed = stats.failures;
 let code = mochaCode;
@@ -52,18 +49,8 @@ if (soak) {
   else failed++;
   code = code || soakCode;
 }
-if (faults) {
-  const faultStats = await faults;
-  passed += faultStats.passes;
-  failed += faultStats.failures;
-  stats = {
-    ...stats,
-    pending: stats.pending + faultStats.pending,
-    failed: [...stats.failed, ...faultStats.failed],
-  };
-  code = code || faultStats.code;
-}
-// Repeated last: a long run's output is often read from its end only.
+// Where the minutes went, then what failed, repeated last: a long run's output is often read from its end only.
+if (stats.slowest?.length) console.log(`slowest test files: ${stats.slowest.join(', ')}`);
 for (const failure of stats.failed) console.log(`failed: ${failure}`);
 console.log(`tests: ${passed} passed, ${failed} failed, ${stats.pending} skipped`);
 await stop();
@@ -81,7 +68,7 @@ function statsOf(file, exitCode) {
       };
 }
 
-function runMocha(files, stats, stdio = 'inherit') {
+function runMocha(files, stats) {
   const mocha = spawn(
     process.execPath,
     [
@@ -90,22 +77,7 @@ function runMocha(files, stats, stdio = 'inherit') {
       join(ROOT, 'test/stats-reporter.cjs'),
       ...files,
     ],
-    { cwd: ROOT, env: { ...env, MOCHA_STATS_FILE: stats }, stdio },
+    { cwd: ROOT, env: { ...env, MOCHA_STATS_FILE: stats }, stdio: 'inherit' },
   );
   return new Promise((resolve) => mocha.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
-}
-
-/** Runs `files` in a mocha of their own, its output printed in one piece when it ends; resolves with its counts. */
-async function runHeldBack(files, prefix) {
-  const started = Date.now();
-  const logFile = `${prefix}.log`;
-  const out = openSync(logFile, 'w');
-  const exitCode = await runMocha(files, `${prefix}-stats.json`, ['ignore', out, out]);
-  closeSync(out);
-  process.stdout.write(
-    `\n----- ${files.join(', ')} (${Math.round((Date.now() - started) / 1000)} s) -----\n`,
-  );
-  process.stdout.write(readFileSync(logFile, 'utf8'));
-  process.stdout.write('----- end -----\n');
-  return { ...statsOf(`${prefix}-stats.json`, exitCode), code: exitCode };
 }

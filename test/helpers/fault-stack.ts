@@ -67,11 +67,16 @@ function kill(child: ChildProcess | undefined): Promise<void> {
 /**
  * A stack of its own for a test that kills things: its own embedded database and its own Temporal dev server,
  * both on disk in their own data folder (so what they acknowledged survives a SIGKILL and a restart), on ports
- * 50 above this run's test stack; S3 and Redis are the shared test stack's unless `ownStores` (a test that
+ * `portShift` (50) above this run's test stack: files that run at once (mocha's parallel jobs) pass shifts that
+ * put no port of theirs on another stack's (75 and 50 do; 100 would not: the test stack's S3 port is its Temporal
+ * UI's plus 100); S3 and Redis are the shared test stack's unless `ownStores` (a test that
  * freezes them). The API and the worker run as real processes (node itself, not the tsx wrapper, so a SIGKILL
  * really kills them); the model server is the test's scripted one, reached through a proxy that can freeze.
  */
-export async function startFaultStack(name: string, opts: { ownStores?: boolean } = {}): Promise<FaultStack> {
+export async function startFaultStack(
+  name: string,
+  opts: { ownStores?: boolean; portShift?: number } = {},
+): Promise<FaultStack> {
   // The stack scripts are ES modules without types: imported by path, typed here.
   const services = (await import(join(ROOT, 'stack', 'services.mjs'))) as {
     startStack: (opts: object) => Promise<StackHandle>;
@@ -87,7 +92,7 @@ export async function startFaultStack(name: string, opts: { ownStores?: boolean 
     for (const key of Object.keys(base)) if (key.startsWith('S3_')) delete base[key];
     delete base.REDIS_URL;
   }
-  base.STACK_PORT_OFFSET = String(Number(process.env.STACK_PORT_OFFSET ?? 0) + 50);
+  base.STACK_PORT_OFFSET = String(Number(process.env.STACK_PORT_OFFSET ?? 0) + (opts.portShift ?? 50));
   const dataDir = join(provision.STACK_DIR, 'test-data', `${name}-${process.pid}-${Date.now()}`);
   mkdirSync(join(dataDir, 'logs'), { recursive: true });
   const stack = await services.startStack({

@@ -22,7 +22,7 @@ describe('a frozen dependency under a steady load (SIGSTOP for 30 s, one at a ti
   let faults: FaultStack | undefined;
   before(async function () {
     this.timeout(300_000);
-    faults = await startFaultStack('freeze', { ownStores: true });
+    faults = await startFaultStack('freeze', { ownStores: true, portShift: 75 });
     faults.startWorker();
     await faults.startApi();
   });
