@@ -32,6 +32,10 @@ const STACK_VARIABLES = {
     '`0`: `npm test` in CI leaves the soak out; `1`: run it after mocha outside CI too (docs/testing.md#the-soak)',
   ],
   SOAK_MINUTES: ['`3`', 'how long the soak `npm test` runs drives its mix'],
+  TEST_JOBS: [
+    'cores + 1',
+    'test files a whole-suite `npm test` runs at once (docs/testing.md#the-suite); `1`: one at a time',
+  ],
   FC_SEED: ['unset', "a property test's seed, to run a printed failure again"],
   RECORD_HISTORIES: [
     'unset',
