@@ -6,7 +6,10 @@ const CALLBACK_LIMITS = { timeoutMs: 10_000, maxBodyBytes: 4096 };
 
 export function createCallbackActivities(deps: { outbound: OutboundClient }) {
   return {
-    /** POSTs the turn's outcome to the caller's callbackUrl; any non-2xx answer is retried. */
+    /**
+     * POSTs the turn's outcome to the caller's callbackUrl; any non-2xx answer is retried. A retry after a worker
+     * died past the POST sends it again: `Idempotency-Key` (the turn's requestId) lets the receiver tell.
+     */
     async postCallback(input: {
       url: string;
       payload: Record<string, unknown>;
@@ -17,7 +20,13 @@ export function createCallbackActivities(deps: { outbound: OutboundClient }) {
           input.url,
           {
             method: 'POST',
-            headers: { 'content-type': 'application/json', 'user-agent': 'agent-workspace-callback/1' },
+            headers: {
+              'content-type': 'application/json',
+              'user-agent': 'agent-workspace-callback/1',
+              ...(typeof input.payload.requestId === 'string' && {
+                'idempotency-key': input.payload.requestId,
+              }),
+            },
             body: JSON.stringify(input.payload),
           },
           CALLBACK_LIMITS,

@@ -129,13 +129,17 @@ describe('conversations and turns', () => {
   describe('with a callback receiver', () => {
     let server: Server;
     let received: Array<Record<string, unknown>>;
+    /** The Idempotency-Key of every POST, refused ones included. */
+    let keys: Array<string | undefined>;
     let failFirst = 0;
     before(async () => {
       received = [];
+      keys = [];
       server = createServer((req, res) => {
         let data = '';
         req.on('data', (c: Buffer) => (data += c.toString()));
         req.on('end', () => {
+          keys.push(req.headers['idempotency-key'] as string | undefined);
           if (failFirst > 0) {
             failFirst--;
             res.statusCode = 503;
@@ -164,6 +168,8 @@ describe('conversations and turns', () => {
       });
       expect((body.message as { content: Array<{ text: string }> }).content[0]!.text).to.equal('Done.');
       expect(received.filter((r) => r.requestId === res.body.requestId)).to.have.length(1);
+      // the refused POST and its retry carry the same key, so a receiver can tell a repeat
+      expect(keys).to.deep.equal([res.body.requestId, res.body.requestId]);
       await recordHistory(
         env,
         workflowIds.turn(org.organizationId, res.body.conversationId, res.body.requestId),

@@ -550,8 +550,9 @@ export interface paths {
          *     `requestId` is their own turn). `conversationId` continues an existing conversation (it must be
          *     with the same agent); `assistantMessage` stores a pre-filled assistant message first; `frontendTools` are
          *     tools the chat client runs (their calls arrive over socket.io and the client answers with
-         *     `frontend-tool-result`); `callbackUrl` receives a POST with the outcome when the turn completes (a
-         *     private, loopback or otherwise non-public address is 400). An organization runs at most
+         *     `frontend-tool-result`); `callbackUrl` receives a POST with the outcome when the turn completes, at
+         *     least once, each carrying the turn's `requestId` as `Idempotency-Key` (a private, loopback or otherwise
+         *     non-public address is 400). An organization runs at most
          *     `MAX_CONCURRENT_TURNS_PER_ORG` (20) turns at once: a message beyond it is `429 too_many_turns` with
          *     `Retry-After`, and nothing is written.
          */
