@@ -1,5 +1,5 @@
-// The soak (bench/soak.ts) on the test stack: in CI, `npm test` runs it for SOAK_MINUTES (3) beside Schemathesis,
-// which leaves the machine's second core mostly idle for its 300 s. It builds dist/ and runs the API and the worker
+// The soak (bench/soak.ts) on the test stack: in CI, `npm test` runs it for SOAK_MINUTES (3) beside Schemathesis
+// (one process, bounded to 300 s), after mocha. It builds dist/ and runs the API and the worker
 // from there on a task queue and ports of their own; its output is held back and printed in one piece when it ends,
 // so it does not interleave with Schemathesis's.
 import { spawn } from 'node:child_process';
