@@ -153,6 +153,18 @@ describe('conversations and turns', () => {
     });
     after(() => server.close());
 
+    it('refuses a requestId that would break out of the Idempotency-Key header', async () => {
+      const { agentId } = await createTestAgent(env, org.organizationId);
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const res = await post({
+        agentId,
+        message: 'go',
+        callbackUrl: url,
+        requestId: 'r1\r\nX-Injected: 1',
+      }).expect(400);
+      expect(res.body.error.code).to.equal('validation_failed');
+    });
+
     it('POSTs the outcome to callbackUrl, retrying a failing receiver', async () => {
       const { agentId, model } = await createTestAgent(env, org.organizationId);
       env.llm.on({ model }, { content: 'Done.' });
